@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * faultfork - page fault / fork stress, to run while a NUMA balancing policy
+ * module is loaded and unloaded underneath.
+ *
+ * --threads T workers (default 4) loop for --seconds S (default 10):
+ *   mmap --mb M MiB (default 8) private anonymous memory, write one line per
+ *   page, move to another node's CPUs (round robin, unless --no-hop), write
+ *   it again (so NUMA hinting faults see remote accesses), madvise
+ *   MADV_DONTNEED the first half, write it again (fresh faults), munmap.
+ * One forker thread forks a short-lived child every --fork-ms (default 20):
+ *   the child writes every page of a 1 MiB buffer inherited from the parent
+ *   (COW faults), mmaps and touches 256 KiB more, and _exit(0)s; the forker
+ *   reaps it.  Up to 8 children are alive at once.
+ *
+ * OUTPUT:
+ *   progress t_ms=<ms> rounds=<n> forks=<n>          (about once a second)
+ *   faultfork threads=<T> seconds=<S> rounds=<n> pages=<n> forks=<n>
+ *             children_failed=<n> errors=<n>
+ * Exit 0 if everything ran and every child exited 0, 1 otherwise, 2 on usage.
+ */
+#include "numa_util.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define CHILD_BUF (1UL << 20)
+#define CHILD_NEW (256UL << 10)
+#define MAX_KIDS 8
+
+static int opt_threads = 4, opt_seconds = 10, opt_mb = 8, opt_fork_ms = 20, opt_hop = 1;
+static atomic_int stop;
+static _Atomic long rounds, pages, forks, kids_failed, errors;
+static char *child_buf;
+static int nodes;
+
+static void usage(int code)
+{
+	fprintf(code ? stderr : stdout,
+		"usage: faultfork [--threads T] [--seconds S] [--mb M] [--fork-ms MS] [--no-hop]\n"
+		"  --threads T   worker threads (default 4)\n"
+		"  --seconds S   run time (default 10)\n"
+		"  --mb M        MiB mapped per worker round (default 8)\n"
+		"  --fork-ms MS  fork a child every MS ms (default 20, 0 = no forks)\n"
+		"  --no-hop      do not move workers between nodes\n");
+	exit(code);
+}
+
+static int parse_int(const char *s, const char *name, int min, int max)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (!*s || *end || v < min || v > max) {
+		fprintf(stderr, "faultfork: bad %s '%s' (%d..%d)\n", name, s, min, max);
+		exit(2);
+	}
+	return (int)v;
+}
+
+static long write_pages(char *p, size_t len, int val)
+{
+	long n = 0;
+
+	for (size_t off = 0; off < len; off += NU_PAGE_SIZE, n++)
+		memset(p + off, val, 64);
+	return n;
+}
+
+static void *worker(void *arg)
+{
+	long id = (long)arg;
+	size_t len = (size_t)opt_mb << 20;
+	int hop = (int)id;
+
+	while (!atomic_load(&stop)) {
+		char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		long n;
+
+		if (p == MAP_FAILED) {
+			atomic_fetch_add(&errors, 1);
+			usleep(10000);
+			continue;
+		}
+		n = write_pages(p, len, 1);
+		if (opt_hop && nodes > 1)
+			nu_pin_to_node(hop++ % nodes);
+		n += write_pages(p, len, 2);
+		if (madvise(p, len / 2, MADV_DONTNEED))
+			atomic_fetch_add(&errors, 1);
+		n += write_pages(p, len, 3);
+		munmap(p, len);
+		atomic_fetch_add(&pages, n);
+		atomic_fetch_add(&rounds, 1);
+	}
+	return NULL;
+}
+
+static void reap(int *alive, int flags)
+{
+	int status;
+	pid_t pid;
+
+	while (*alive > 0 && (pid = waitpid(-1, &status, flags)) > 0) {
+		(*alive)--;
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			atomic_fetch_add(&kids_failed, 1);
+	}
+}
+
+static void *forker(void *arg)
+{
+	int alive = 0;
+
+	(void)arg;
+	while (!atomic_load(&stop)) {
+		pid_t pid;
+
+		reap(&alive, WNOHANG);
+		if (alive >= MAX_KIDS) {
+			usleep(1000);
+			continue;
+		}
+		pid = fork();
+		if (pid < 0) {
+			atomic_fetch_add(&errors, 1);
+			usleep(10000);
+			continue;
+		}
+		if (pid == 0) {
+			char *q;
+
+			write_pages(child_buf, CHILD_BUF, 7);
+			q = mmap(NULL, CHILD_NEW, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (q == MAP_FAILED)
+				_exit(3);
+			write_pages(q, CHILD_NEW, 8);
+			_exit(0);
+		}
+		alive++;
+		atomic_fetch_add(&forks, 1);
+		usleep((useconds_t)opt_fork_ms * 1000);
+	}
+	reap(&alive, 0);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "threads", required_argument, 0, 't' },
+		{ "seconds", required_argument, 0, 's' },
+		{ "mb", required_argument, 0, 'm' },
+		{ "fork-ms", required_argument, 0, 'f' },
+		{ "no-hop", no_argument, 0, 'n' },
+		{ "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	pthread_t tids[256], ftid;
+	uint64_t t0, next;
+	int c, r;
+
+	while ((c = getopt_long(argc, argv, "t:s:m:f:nh", lo, NULL)) != -1) {
+		switch (c) {
+		case 't': opt_threads = parse_int(optarg, "--threads", 1, 256); break;
+		case 's': opt_seconds = parse_int(optarg, "--seconds", 1, 1 << 20); break;
+		case 'm': opt_mb = parse_int(optarg, "--mb", 1, 1 << 16); break;
+		case 'f': opt_fork_ms = parse_int(optarg, "--fork-ms", 0, 60000); break;
+		case 'n': opt_hop = 0; break;
+		case 'h': usage(0); break;
+		default: usage(2);
+		}
+	}
+	if (optind < argc)
+		usage(2);
+	setvbuf(stdout, NULL, _IONBF, 0);
+	nodes = nu_init();
+	if (nodes < 0)
+		return 1;
+	child_buf = mmap(NULL, CHILD_BUF, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (child_buf == MAP_FAILED) {
+		perror("faultfork: mmap");
+		return 1;
+	}
+	write_pages(child_buf, CHILD_BUF, 5);
+
+	for (long i = 0; i < opt_threads; i++) {
+		r = pthread_create(&tids[i], NULL, worker, (void *)i);
+		if (r) {
+			fprintf(stderr, "faultfork: pthread_create: %s\n", strerror(r));
+			atomic_store(&stop, 1);
+			opt_threads = (int)i;
+			break;
+		}
+	}
+	if (opt_fork_ms > 0 && (r = pthread_create(&ftid, NULL, forker, NULL))) {
+		fprintf(stderr, "faultfork: pthread_create: %s\n", strerror(r));
+		atomic_fetch_add(&errors, 1);
+		opt_fork_ms = 0;
+	}
+	t0 = nu_now_ms();
+	for (next = t0 + 1000; nu_now_ms() - t0 < (uint64_t)opt_seconds * 1000 && !atomic_load(&stop);
+	     next += 1000) {
+		uint64_t now = nu_now_ms();
+
+		if (next > now)
+			usleep((next - now) * 1000);
+		nu_out("progress t_ms=%llu rounds=%ld forks=%ld\n",
+		       (unsigned long long)(nu_now_ms() - t0), atomic_load(&rounds),
+		       atomic_load(&forks));
+	}
+	atomic_store(&stop, 1);
+	for (int i = 0; i < opt_threads; i++)
+		pthread_join(tids[i], NULL);
+	if (opt_fork_ms > 0)
+		pthread_join(ftid, NULL);
+	nu_out("faultfork threads=%d seconds=%d rounds=%ld pages=%ld forks=%ld children_failed=%ld errors=%ld\n",
+	       opt_threads, opt_seconds, atomic_load(&rounds), atomic_load(&pages),
+	       atomic_load(&forks), atomic_load(&kids_failed), atomic_load(&errors));
+	return (atomic_load(&kids_failed) || atomic_load(&errors) || !atomic_load(&rounds)) ? 1 : 0;
+}
