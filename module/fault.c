@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * numacore: hinting fault accounting (seed 006).
+ *
+ * Each task keeps faults[node][private|shared] in pages.  A fault is
+ * private when the page's previous last_cpu is the CPU the task faults on
+ * (CPU granularity, seed 006 section 2c), shared otherwise; a page with
+ * no recorded CPU counts as private (nothing shows it shared yet).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/sched.h>
+#include <linux/topology.h>
+
+#include "numacore.h"
+
+static void numacore_count_fault(int page_nid, int nr_pages, int flags)
+{
+	numacore_stat_add(NUMACORE_STAT_HINT_FAULTS, nr_pages);
+	if (flags & NUMA_POLICY_FAULT_LOCAL)
+		numacore_stat_add(NUMACORE_STAT_HINT_FAULTS_LOCAL, nr_pages);
+	if (flags & NUMA_POLICY_FAULT_MIGRATED)
+		numacore_stat_add(NUMACORE_STAT_PAGES_MIGRATED, nr_pages);
+	if (flags & NUMA_POLICY_FAULT_MIGRATE_FAIL)
+		numacore_stat_add(NUMACORE_STAT_MIGRATE_FAILED, nr_pages);
+}
+
+/**
+ * numacore_fault_done() - &numa_policy_ops.fault_done
+ * @last_cpu: CPU of the page's previous hinting fault, or -1
+ * @page_nid: the page's node now
+ * @nr_pages: pages the fault covered
+ * @flags: NUMA_POLICY_FAULT_* flags
+ *
+ * Runs in the faulting task's context and may sleep.
+ */
+void numacore_fault_done(int last_cpu, int page_nid, int nr_pages, int flags)
+{
+	struct task_struct *p = current;
+	struct numacore_task *nt;
+	int priv;
+
+	numacore_count_fault(page_nid, nr_pages, flags);
+
+	/* For example ksmd faulting in a user's mm. */
+	if (!p->mm)
+		return;
+	nt = numacore_task_get(p);
+	if (!nt)
+		return;
+
+	numacore_placement_update(p, nt);
+
+	priv = last_cpu < 0 || last_cpu == task_cpu(p);
+	nt->faults[2 * page_nid + priv] += nr_pages;
+	if (flags & NUMA_POLICY_FAULT_LOCAL)
+		nt->window_local += nr_pages;
+	else
+		nt->window_remote += nr_pages;
+}

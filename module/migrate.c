@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * numacore: migrate-on-fault, the decision where a faulting page lives.
+ *
+ * The kernel asks only when the task and VMA mempolicy leave the choice
+ * to automatic balancing (explicit MPOL_BIND, MPOL_INTERLEAVE and
+ * MPOL_PREFERRED keep their pages), with the page table lock held.
+ *
+ * moron:    balancenuma's Migrate On Reference Of pte_numa Node: every
+ *           misplaced page goes to the referencing node at once.
+ * numacore: the two-sample filter of numa_migration_target() (seed 005):
+ *           a page moves to the faulting CPU's node only if its previous
+ *           hinting fault came from that node too, which squares the
+ *           probability of acting on an unlikely task<->page relation.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/mm.h>
+#include <linux/topology.h>
+
+#include "numacore.h"
+
+/**
+ * numacore_fault_target() - &numa_policy_ops.fault_target
+ * @page: the faulting page
+ * @vma: its VMA
+ * @cpu: the faulting CPU
+ * @page_nid: the page's node
+ *
+ * Records @cpu as the page's last CPU for the next fault's filter and the
+ * private/shared classification.
+ *
+ * Return: the node to migrate to, or NUMA_NO_NODE to leave the page.
+ */
+int numacore_fault_target(struct page *page, struct vm_area_struct *vma,
+			  int cpu, int page_nid)
+{
+	int last_cpu = numa_policy_page_xchg_last_cpu(page, cpu);
+	int this_nid = cpu_to_node(cpu);
+
+	if (page_nid == this_nid)
+		return NUMA_NO_NODE;
+	if (numacore_is_moron())
+		return this_nid;
+
+	if (last_cpu < 0 || cpu_to_node(last_cpu) != this_nid) {
+		/* Access miss: the previous sample came from elsewhere. */
+		numacore_stat_add(NUMACORE_STAT_MIGRATE_FILTERED, 1);
+		return NUMA_NO_NODE;
+	}
+	return this_nid;
+}

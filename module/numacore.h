@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * numacore: the numa/core adaptive NUMA affinity policy, with balancenuma's
+ * MORON as a baseline, implemented through <linux/numa_policy.h>.
+ */
+#ifndef _NUMACORE_H
+#define _NUMACORE_H
+
+#include <linux/numa_policy.h>
+#include <linux/sched.h>
+#include <linux/sched/topology.h>
+
+#if !IS_ENABLED(CONFIG_NUMA_POLICY_HOOKS)
+#error "numacore needs a kernel built with the hooks-patch series (CONFIG_NUMA_POLICY_HOOKS=y)"
+#endif
+
+/* params.c: module parameters, validated; read with READ_ONCE(). */
+enum numacore_policy_kind {
+	NUMACORE_POLICY_NUMACORE,
+	NUMACORE_POLICY_MORON,
+};
+
+extern int numacore_policy;
+extern unsigned int numacore_scan_period_min_ms;
+extern unsigned int numacore_scan_period_max_ms;
+extern unsigned int numacore_scan_size_mb;
+extern unsigned int numacore_settle_count;
+extern bool numacore_feat_faults_up;
+extern bool numacore_feat_faults_down;
+extern bool numacore_feat_settle;
+
+int numacore_params_check(void);
+void numacore_params_loaded(void);
+
+static inline bool numacore_is_moron(void)
+{
+	return READ_ONCE(numacore_policy) == NUMACORE_POLICY_MORON;
+}
+
+/* stats.c: global counters and the debugfs files. */
+enum numacore_stat {
+	NUMACORE_STAT_SCANS,
+	NUMACORE_STAT_FULL_SCANS,
+	NUMACORE_STAT_PAGES_MARKED,
+	NUMACORE_STAT_HINT_FAULTS,
+	NUMACORE_STAT_HINT_FAULTS_LOCAL,
+	NUMACORE_STAT_PAGES_MIGRATED,
+	NUMACORE_STAT_MIGRATE_FAILED,
+	NUMACORE_STAT_MIGRATE_FILTERED,
+	NUMACORE_STAT_TASK_MOVES,
+	NUMACORE_STAT_LB_ALLOW,
+	NUMACORE_STAT_LB_REFUSE,
+	NUMACORE_STAT_NR,
+};
+
+void numacore_stat_add(enum numacore_stat stat, long nr);
+int numacore_stats_init(void);
+void numacore_stats_exit(void);
+
+/**
+ * struct numacore_task - per-task policy state (kernel-freed, see
+ * numa_policy_set_task_data())
+ * @node_stamp: task runtime (ns) when the last scan was requested
+ * @scan_period_ms: current scan period, in task runtime
+ * @scan_seq: mm scan sequence the fault vector was last decayed at
+ * @migrate_seq: scan sequences since the task last changed node
+ * @last_node: node the task ran on at its last tick
+ * @preferred_node: node with most faults, or NUMA_NO_NODE
+ * @shared: -1 unknown, 0 private, 1 shared working set
+ * @window_local: local hinting faults since the last scan sequence
+ * @window_remote: remote hinting faults since the last scan sequence
+ * @faults: hinting faults in pages, [node * 2 + NUMACORE_PRIVATE/SHARED]
+ */
+struct numacore_task {
+	u64 node_stamp;
+	unsigned int scan_period_ms;
+	int scan_seq;
+	int migrate_seq;
+	int last_node;
+	int preferred_node;
+	int shared;
+	unsigned long window_local;
+	unsigned long window_remote;
+	unsigned long faults[];
+};
+
+#define NUMACORE_SHARED		0
+#define NUMACORE_PRIVATE	1
+
+static inline unsigned long numacore_node_faults(const struct numacore_task *nt,
+						 int node)
+{
+	return nt->faults[2 * node + NUMACORE_SHARED] +
+	       nt->faults[2 * node + NUMACORE_PRIVATE];
+}
+
+struct numacore_task *numacore_task_get(struct task_struct *p);
+
+/* scan.c: runtime-paced PROT_NONE working set scanner. */
+void numacore_task_tick(struct task_struct *curr);
+void numacore_scan(struct task_struct *p, struct numacore_task *nt);
+
+/* fault.c: per-task fault vectors and private/shared classification. */
+void numacore_fault_done(int last_cpu, int page_nid, int nr_pages, int flags);
+
+/* migrate.c: migrate-on-fault decision. */
+int numacore_fault_target(struct page *page, struct vm_area_struct *vma,
+			  int cpu, int page_nid);
+
+/* placement.c: preferred node, task moves, load-balancer ordering. */
+void numacore_placement_update(struct task_struct *p, struct numacore_task *nt);
+void numacore_place_task(struct task_struct *p, struct numacore_task *nt);
+enum numa_policy_lb_verdict
+numacore_can_migrate(struct task_struct *p, const struct numa_policy_lb_ctx *ctx);
+
+#endif /* _NUMACORE_H */

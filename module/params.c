@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * numacore: module parameters.  Every write is validated; a bad value is
+ * refused with -EINVAL and a message, and the running value is kept.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kernel.h>
+#include <linux/moduleparam.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+
+#include "numacore.h"
+
+int numacore_policy = NUMACORE_POLICY_NUMACORE;
+unsigned int numacore_scan_period_min_ms = 500;
+unsigned int numacore_scan_period_max_ms = 8000;
+unsigned int numacore_scan_size_mb = 256;
+unsigned int numacore_settle_count = 2;
+bool numacore_feat_faults_up = true;
+bool numacore_feat_faults_down;
+bool numacore_feat_settle = true;
+
+/* Cross-parameter checks wait for the end of insmod's argument list. */
+static bool numacore_loaded;
+
+/* Length of a written value without the newline echo adds. */
+static int numacore_arglen(const char *buf)
+{
+	return strcspn(buf, "\n");
+}
+
+static const char * const numacore_policy_names[] = {
+	[NUMACORE_POLICY_NUMACORE] = "numacore",
+	[NUMACORE_POLICY_MORON] = "moron",
+};
+
+/**
+ * struct numacore_uint_param - an unsigned parameter and its valid range
+ * @val: the value
+ * @min: smallest valid value
+ * @max: largest valid value
+ * @check: optional cross-check against other parameters, or NULL
+ */
+struct numacore_uint_param {
+	unsigned int *val;
+	unsigned int min;
+	unsigned int max;
+	int (*check)(const char *name, unsigned int val);
+};
+
+static int numacore_check_period_min(const char *name, unsigned int val)
+{
+	if (val <= READ_ONCE(numacore_scan_period_max_ms))
+		return 0;
+	pr_err("%s=%u refused: above scan_period_max_ms=%u\n", name, val,
+	       numacore_scan_period_max_ms);
+	return -EINVAL;
+}
+
+static int numacore_check_period_max(const char *name, unsigned int val)
+{
+	if (val >= READ_ONCE(numacore_scan_period_min_ms))
+		return 0;
+	pr_err("%s=%u refused: below scan_period_min_ms=%u\n", name, val,
+	       numacore_scan_period_min_ms);
+	return -EINVAL;
+}
+
+static int numacore_param_set_uint(const char *buf, const struct kernel_param *kp)
+{
+	const struct numacore_uint_param *p = kp->arg;
+	unsigned int val;
+	int ret;
+
+	ret = kstrtouint(buf, 0, &val);
+	if (ret || val < p->min || val > p->max) {
+		pr_err("%s='%.*s' refused: not an integer in [%u, %u]\n",
+		       kp->name, numacore_arglen(buf), buf, p->min, p->max);
+		return -EINVAL;
+	}
+	if (numacore_loaded && p->check) {
+		ret = p->check(kp->name, val);
+		if (ret)
+			return ret;
+	}
+	WRITE_ONCE(*p->val, val);
+	return 0;
+}
+
+static int numacore_param_get_uint(char *buf, const struct kernel_param *kp)
+{
+	const struct numacore_uint_param *p = kp->arg;
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(*p->val));
+}
+
+static const struct kernel_param_ops numacore_uint_ops = {
+	.set = numacore_param_set_uint,
+	.get = numacore_param_get_uint,
+};
+
+#define NUMACORE_UINT_PARAM(_name, _var, _min, _max, _check, _desc)	\
+	static struct numacore_uint_param numacore_param_##_name = {	\
+		.val = &(_var), .min = (_min), .max = (_max),		\
+		.check = (_check),					\
+	};								\
+	module_param_cb(_name, &numacore_uint_ops,			\
+			&numacore_param_##_name, 0644);			\
+	MODULE_PARM_DESC(_name, _desc)
+
+NUMACORE_UINT_PARAM(scan_period_min_ms, numacore_scan_period_min_ms,
+		    10, 3600000, numacore_check_period_min,
+		    "Shortest scan period in ms of task runtime, 10..3600000 and <= scan_period_max_ms (default 500)");
+NUMACORE_UINT_PARAM(scan_period_max_ms, numacore_scan_period_max_ms,
+		    10, 3600000, numacore_check_period_max,
+		    "Longest scan period in ms of task runtime, 10..3600000 and >= scan_period_min_ms (default 8000)");
+NUMACORE_UINT_PARAM(scan_size_mb, numacore_scan_size_mb, 1, 65536, NULL,
+		    "Present memory marked PROT_NONE per scan, in MiB, 1..65536 (default 256)");
+NUMACORE_UINT_PARAM(settle_count, numacore_settle_count, 1, 1000, NULL,
+		    "Scan sequences without changing node before the private/shared class may change, 1..1000 (default 2)");
+
+static int numacore_param_set_policy(const char *buf, const struct kernel_param *kp)
+{
+	int i = sysfs_match_string(numacore_policy_names, buf);
+
+	if (i < 0) {
+		pr_err("policy='%.*s' refused: use numacore or moron\n",
+		       numacore_arglen(buf), buf);
+		return -EINVAL;
+	}
+	WRITE_ONCE(numacore_policy, i);
+	return 0;
+}
+
+static int numacore_param_get_policy(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n",
+			  numacore_policy_names[READ_ONCE(numacore_policy)]);
+}
+
+static const struct kernel_param_ops numacore_policy_ops = {
+	.set = numacore_param_set_policy,
+	.get = numacore_param_get_policy,
+};
+
+module_param_cb(policy, &numacore_policy_ops, NULL, 0644);
+MODULE_PARM_DESC(policy, "numacore (adaptive affinity, default) or moron (migrate every misplaced page at once)");
+
+static int numacore_param_set_feature(const char *buf, const struct kernel_param *kp)
+{
+	int ret = param_set_bool(buf, kp);
+
+	if (ret)
+		pr_err("%s='%.*s' refused: use 0/1, y/n or on/off\n", kp->name,
+		       numacore_arglen(buf), buf);
+	return ret ? -EINVAL : 0;
+}
+
+static const struct kernel_param_ops numacore_feature_ops = {
+	.set = numacore_param_set_feature,
+	.get = param_get_bool,
+};
+
+module_param_cb(faults_up, &numacore_feature_ops, &numacore_feat_faults_up, 0644);
+MODULE_PARM_DESC(faults_up, "Load balancer: always allow a move to a node with more of the task's faults (default on)");
+module_param_cb(faults_down, &numacore_feature_ops, &numacore_feat_faults_down, 0644);
+MODULE_PARM_DESC(faults_down, "Load balancer: allow a move to the next-best node when the task must leave its node (default off)");
+module_param_cb(settle, &numacore_feature_ops, &numacore_feat_settle, 0644);
+MODULE_PARM_DESC(settle, "Wait settle_count scan sequences before reclassifying a task or moving it (default on)");
+
+/**
+ * numacore_params_check() - validate the insmod arguments as a whole
+ *
+ * Return: 0, or -EINVAL (with a message) if they contradict each other.
+ */
+int numacore_params_check(void)
+{
+	if (numacore_scan_period_min_ms <= numacore_scan_period_max_ms)
+		return 0;
+	pr_err("scan_period_min_ms=%u is above scan_period_max_ms=%u\n",
+	       numacore_scan_period_min_ms, numacore_scan_period_max_ms);
+	return -EINVAL;
+}
+
+/* From now on every write is checked against the other parameters. */
+void numacore_params_loaded(void)
+{
+	WRITE_ONCE(numacore_loaded, true);
+}

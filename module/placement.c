@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * numacore: task placement (seed 006).
+ *
+ * Once per scan sequence a task's fault vector is halved; the node with
+ * most faults becomes its preferred node, and the task is classified
+ * shared when its shared faults are at least a quarter of its private
+ * ones.  With the settle feature the class changes only after
+ * settle_count sequences on one node (NUMA_SETTLE).  The scan period
+ * backs off (doubles, up to scan_period_max_ms) while the faults of a
+ * sequence are nearly all local, and halves again when they are not.
+ *
+ * numacore (not moron) also places tasks: a settled task away from its
+ * preferred node is moved there, and the load balancer is ordered so
+ * that moves towards a task's faults are taken (faults_up) and moves off
+ * its preferred node are refused until balancing keeps failing.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpumask.h>
+#include <linux/minmax.h>
+#include <linux/sched.h>
+#include <linux/topology.h>
+
+#include "numacore.h"
+
+/* A sequence with at most 1 remote fault in 10 counts as converged. */
+#define NUMACORE_LOCAL_RATIO	10
+
+static bool numacore_settled(const struct numacore_task *nt)
+{
+	return !READ_ONCE(numacore_feat_settle) ||
+	       nt->migrate_seq >= READ_ONCE(numacore_settle_count);
+}
+
+static void numacore_adapt_scan_period(struct numacore_task *nt)
+{
+	unsigned int min = READ_ONCE(numacore_scan_period_min_ms);
+	unsigned int max = READ_ONCE(numacore_scan_period_max_ms);
+	unsigned long local = nt->window_local, remote = nt->window_remote;
+	unsigned int period = nt->scan_period_ms;
+
+	if (local + remote == 0)
+		return;
+	if (remote * NUMACORE_LOCAL_RATIO <= local + remote)
+		period = min_t(unsigned int, period * 2, max);
+	else
+		period = max_t(unsigned int, period / 2, min);
+	nt->scan_period_ms = clamp(period, min, max);
+	nt->window_local = 0;
+	nt->window_remote = 0;
+}
+
+/* Decay the fault vector; return the node with most faults. */
+static int numacore_decay_faults(struct numacore_task *nt,
+				 unsigned long total[2])
+{
+	unsigned long faults, max_faults = 0;
+	int node, type, max_node = NUMA_NO_NODE;
+
+	for (node = 0; node < nr_node_ids; node++) {
+		faults = numacore_node_faults(nt, node);
+		for (type = 0; type < 2; type++) {
+			total[type] += nt->faults[2 * node + type];
+			nt->faults[2 * node + type] /= 2;
+		}
+		if (faults > max_faults) {
+			max_faults = faults;
+			max_node = node;
+		}
+	}
+	return max_node;
+}
+
+/**
+ * numacore_placement_update() - per scan sequence update of @p's state
+ * @p: current
+ * @nt: its state
+ */
+void numacore_placement_update(struct task_struct *p, struct numacore_task *nt)
+{
+	int seq = READ_ONCE(p->mm->numa_scan_seq);
+	unsigned long total[2] = { 0, 0 };
+	int max_node, shared;
+
+	if (nt->scan_seq == seq)
+		return;
+	nt->scan_seq = seq;
+
+	numacore_adapt_scan_period(nt);
+	max_node = numacore_decay_faults(nt, total);
+	if (max_node != NUMA_NO_NODE)
+		WRITE_ONCE(nt->preferred_node, max_node);
+
+	nt->migrate_seq++;
+	if (!numacore_settled(nt))
+		return;
+
+	shared = total[NUMACORE_SHARED] >= total[NUMACORE_PRIVATE] / 4;
+	if (shared != nt->shared) {
+		WRITE_ONCE(nt->shared, shared);
+		nt->migrate_seq = 0;
+	}
+}
+
+/**
+ * numacore_place_task() - move @p to its preferred node once settled
+ * @p: current, in task_work: may sleep
+ * @nt: its state
+ */
+void numacore_place_task(struct task_struct *p, struct numacore_task *nt)
+{
+	int node = READ_ONCE(nt->preferred_node);
+	int cpu;
+
+	if (numacore_is_moron() || node == NUMA_NO_NODE ||
+	    node == task_node(p) || !numacore_settled(nt))
+		return;
+
+	cpu = cpumask_any_and(cpumask_of_node(node), p->cpus_ptr);
+	if (cpu >= nr_cpu_ids)
+		return;
+	if (!migrate_task_to(p, cpu))
+		numacore_stat_add(NUMACORE_STAT_TASK_MOVES, 1);
+}
+
+static enum numa_policy_lb_verdict
+numacore_lb_verdict(const struct numacore_task *nt,
+		    const struct numa_policy_lb_ctx *ctx)
+{
+	unsigned long src = numacore_node_faults(nt, ctx->src_node);
+	unsigned long dst = numacore_node_faults(nt, ctx->dst_node);
+
+	if (READ_ONCE(numacore_feat_faults_up) && dst > src)
+		return NUMA_POLICY_LB_ALLOW;
+	if (READ_ONCE(nt->preferred_node) != ctx->src_node)
+		return NUMA_POLICY_LB_NEUTRAL;
+	/* Leaving its preferred node: only when balancing keeps failing. */
+	if (ctx->nr_balance_failed > ctx->cache_nice_tries)
+		return NUMA_POLICY_LB_NEUTRAL;
+	if (READ_ONCE(numacore_feat_faults_down) && dst && dst <= src)
+		return NUMA_POLICY_LB_NEUTRAL;
+	return NUMA_POLICY_LB_REFUSE;
+}
+
+/**
+ * numacore_can_migrate() - &numa_policy_ops.can_migrate
+ * @p: the candidate task, queued on @ctx->src_cpu
+ * @ctx: the balancing state
+ *
+ * Runqueue locks held: must not sleep.
+ *
+ * Return: the verdict; neutral for moron and for tasks without faults.
+ */
+enum numa_policy_lb_verdict
+numacore_can_migrate(struct task_struct *p, const struct numa_policy_lb_ctx *ctx)
+{
+	const struct numacore_task *nt = numa_policy_task_data(p);
+	enum numa_policy_lb_verdict verdict;
+
+	if (numacore_is_moron() || !nt || ctx->src_node == ctx->dst_node)
+		return NUMA_POLICY_LB_NEUTRAL;
+
+	verdict = numacore_lb_verdict(nt, ctx);
+	if (verdict == NUMA_POLICY_LB_ALLOW)
+		numacore_stat_add(NUMACORE_STAT_LB_ALLOW, 1);
+	else if (verdict == NUMA_POLICY_LB_REFUSE)
+		numacore_stat_add(NUMACORE_STAT_LB_REFUSE, 1);
+	return verdict;
+}

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * numacore: the working set scanner (seeds 005 and 007).
+ *
+ * The scheduler tick measures task runtime; once a task has run for its
+ * scan period it queues task_work, and the scan runs in the context of
+ * the task that owns the memory.  One task per mm scans at a time
+ * (mm->numa_next_scan is claimed with cmpxchg), resuming at
+ * mm->numa_scan_offset; mm->numa_scan_seq counts full passes.  While the
+ * policy is registered the kernel's own scanner does not run and these
+ * mm fields are ours.  Each scan marks up to scan_size_mb of *present*
+ * pages PROT_NONE, counted by what change_prot_numa() changed, not by
+ * the virtual range walked (which is bounded too, at 8x).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/hugetlb.h>
+#include <linux/jiffies.h>
+#include <linux/mempolicy.h>
+#include <linux/mm.h>
+#include <linux/sched/mm.h>
+
+#include "numacore.h"
+
+/**
+ * numacore_task_tick() - request a scan once the task ran a scan period
+ * @curr: the running task; runqueue lock held, must not sleep
+ */
+void numacore_task_tick(struct task_struct *curr)
+{
+	struct numacore_task *nt;
+	u64 now, period;
+	int node;
+
+	if (!curr->mm || (curr->flags & (PF_EXITING | PF_KTHREAD)))
+		return;
+
+	nt = numa_policy_task_data(curr);
+	if (!nt) {
+		/* First tick with memory: the work allocates the state. */
+		numa_policy_queue_task_work(curr);
+		return;
+	}
+
+	node = task_node(curr);
+	if (node != nt->last_node) {
+		nt->last_node = node;
+		nt->migrate_seq = 0;	/* NUMA_SETTLE counts from here */
+	}
+
+	now = curr->se.sum_exec_runtime;
+	period = (u64)nt->scan_period_ms * NSEC_PER_MSEC;
+	if (now - nt->node_stamp < period)
+		return;
+	if (time_before(jiffies, READ_ONCE(curr->mm->numa_next_scan)))
+		return;
+	if (numa_policy_queue_task_work(curr))
+		nt->node_stamp = now;
+}
+
+static bool numacore_vma_scannable(struct vm_area_struct *vma)
+{
+	if (!vma_migratable(vma) || !vma_policy_mof(vma) ||
+	    is_vm_hugetlb_page(vma) || (vma->vm_flags & VM_MIXEDMAP))
+		return false;
+	/* Shared libraries and other read-only file mappings. */
+	if (vma->vm_file &&
+	    (vma->vm_flags & (VM_READ | VM_WRITE)) == VM_READ)
+		return false;
+	/* PROT_NONE hinting needs an accessible mapping. */
+	return vma_is_accessible(vma);
+}
+
+static void numacore_scan_wrap(struct mm_struct *mm)
+{
+	WRITE_ONCE(mm->numa_scan_seq, READ_ONCE(mm->numa_scan_seq) + 1);
+	WRITE_ONCE(mm->numa_scan_offset, 0);
+	numacore_stat_add(NUMACORE_STAT_FULL_SCANS, 1);
+}
+
+/* Mark from mm->numa_scan_offset on; mmap lock held for read. */
+static void numacore_scan_mm(struct mm_struct *mm)
+{
+	long pages = (long)READ_ONCE(numacore_scan_size_mb) << (20 - PAGE_SHIFT);
+	long virtpages = pages * 8;
+	unsigned long start = READ_ONCE(mm->numa_scan_offset), end, marked;
+	struct vm_area_struct *vma;
+	struct vma_iterator vmi;
+
+	vma_iter_init(&vmi, mm, start);
+	for_each_vma(vmi, vma) {
+		if (!numacore_vma_scannable(vma))
+			continue;
+		do {
+			start = max(start, vma->vm_start);
+			end = ALIGN(start + (pages << PAGE_SHIFT), HPAGE_SIZE);
+			end = min(end, vma->vm_end);
+			marked = change_prot_numa(vma, start, end);
+			numacore_stat_add(NUMACORE_STAT_PAGES_MARKED, marked);
+			pages -= marked;
+			virtpages -= (end - start) >> PAGE_SHIFT;
+			start = end;
+			if (pages <= 0 || virtpages <= 0) {
+				WRITE_ONCE(mm->numa_scan_offset, start);
+				return;
+			}
+			cond_resched();
+		} while (end != vma->vm_end);
+	}
+	numacore_scan_wrap(mm);
+}
+
+/**
+ * numacore_scan() - one scan step of @p's mm, if no other task runs one
+ * @p: current, in task_work: may sleep
+ * @nt: its state
+ */
+void numacore_scan(struct task_struct *p, struct numacore_task *nt)
+{
+	struct mm_struct *mm = p->mm;
+	unsigned long now = jiffies, next = READ_ONCE(mm->numa_next_scan);
+
+	if (time_before(now, next))
+		return;
+	if (cmpxchg(&mm->numa_next_scan, next,
+		    now + msecs_to_jiffies(nt->scan_period_ms)) != next)
+		return;
+	if (!mmap_read_trylock(mm))
+		return;
+
+	numacore_stat_add(NUMACORE_STAT_SCANS, 1);
+	numacore_scan_mm(mm);
+	mmap_read_unlock(mm);
+}
