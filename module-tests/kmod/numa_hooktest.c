@@ -101,6 +101,16 @@ struct hooktest_task {
 	unsigned long scan_offset;	/* where the next pass starts */
 };
 
+/*
+ * Bytes allocated per task: at least sizeof(struct hooktest_task).  A leak
+ * test makes it large (up to KMALLOC_MAX_CACHE_SIZE, so it stays slab
+ * memory) so that task data the kernel failed to free shows in SUnreclaim.
+ */
+static unsigned int task_data_size = sizeof(struct hooktest_task);
+module_param(task_data_size, uint, 0444);
+MODULE_PARM_DESC(task_data_size,
+		 "bytes of per-task data to allocate (default: the minimum)");
+
 static int hooktest_fault_target(struct page *page, struct vm_area_struct *vma,
 				 int cpu, int page_nid)
 {
@@ -220,7 +230,7 @@ static void hooktest_task_work(struct task_struct *p)
 
 	ht = numa_policy_task_data(p);
 	if (!ht) {
-		ht = kzalloc(sizeof(*ht), GFP_KERNEL);
+		ht = kzalloc(task_data_size, GFP_KERNEL);
 		if (!ht)
 			return;
 		if (!numa_policy_set_task_data(p, ht)) {
@@ -373,6 +383,10 @@ static const struct file_operations hooktest_ctl_fops = {
 static int __init hooktest_init(void)
 {
 	int rc;
+
+	if (task_data_size < sizeof(struct hooktest_task) ||
+	    task_data_size > KMALLOC_MAX_CACHE_SIZE)
+		return -EINVAL;
 
 	rc = numa_policy_register(&hooktest_ops);
 	if (rc) {

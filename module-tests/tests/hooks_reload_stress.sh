@@ -1,0 +1,177 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# hooks_reload_stress: numa_hooktest is loaded and unloaded 100 times while
+# faultfork (fault + fork stress) runs: every insmod and rmmod must succeed,
+# the workload must keep running and exit 0, nothing may stay loaded and
+# the kernel must not leak the policy's per-task data.
+#
+# Leak check: the module is loaded with task_data_size=8192, so every task
+# that runs 100 ms under the policy gets an 8 KiB kmalloc-8k object that
+# the kernel must free on unregister (or task free).  The module counts
+# these allocations; if they leaked, SUnreclaim would grow by
+# allocations * 8 KiB.  SUnreclaim is sampled with the workload stopped
+# before and after; the test fails if it grew by more than a quarter of the
+# would-be leak, or by more than HOOKS_LEAK_MAX_KB (default 4096) in any
+# case, and it needs at least HOOKS_MIN_ALLOCS (default 200) allocations
+# for the check to be meaningful.  See the numbers printed for the noise.
+#
+# Exit: 0 pass, 4 skip, anything else fail.  Env: NC_MODULES (dir of .ko files),
+# NC_NODES (NUMA nodes).
+
+# ---- common helpers (kept inline so that each test is self-contained) ----
+KO=${NC_MODULES:-/modules}/numa_hooktest.ko
+DBG=/sys/kernel/debug/numa_hooktest
+BG_PIDS=
+OLD_NB=
+
+say() { echo "$*"; }
+die() { echo "FAIL: $*"; exit 1; }
+skip() { echo "SKIP: $*"; exit 4; }
+now_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
+ht_loaded() { grep -q '^numa_hooktest ' /proc/modules; }
+ht_count() { awk -v k="$1" '$1 == k { print $2 }' "$DBG/counts"; }
+ht_ctl() { sed -n "s/^$1=//p" "$DBG/ctl"; }
+vmstat_get() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
+meminfo_kb() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
+nr_nodes() {
+	if [ -n "$NC_NODES" ]; then echo "$NC_NODES"; return; fi
+	ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l
+}
+# kernel messages that mean the test broke the kernel
+dmesg_bad() {
+	dmesg | grep -cE 'WARNING:|BUG:|Oops|general protection|sleeping function called from invalid context|lockdep|INFO: task .* blocked|rcu_.*stall|refcount_t:'
+}
+ensure_debugfs() {
+	grep -q ' /sys/kernel/debug debugfs ' /proc/mounts ||
+		mount -t debugfs debugfs /sys/kernel/debug ||
+		die "cannot mount debugfs"
+}
+set_numa_balancing() {
+	[ -z "$OLD_NB" ] && OLD_NB=$(cat /proc/sys/kernel/numa_balancing)
+	echo "$1" > /proc/sys/kernel/numa_balancing ||
+		die "cannot set kernel.numa_balancing=$1"
+}
+cleanup() {
+	for p in $BG_PIDS; do kill "$p" 2>/dev/null; done
+	for p in $BG_PIDS; do wait "$p" 2>/dev/null; done
+	ht_loaded && rmmod numa_hooktest
+	[ -n "$OLD_NB" ] && echo "$OLD_NB" > /proc/sys/kernel/numa_balancing
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+hooks_setup() {
+	[ -f "$KO" ] || die "$KO not found"
+	ensure_debugfs
+	grep -qE '^numacore ' /proc/modules &&
+		die "numacore is loaded: a second policy cannot register"
+	if ht_loaded; then
+		say "numa_hooktest left loaded by an earlier test, removing it"
+		rmmod numa_hooktest || die "cannot remove a stale numa_hooktest"
+	fi
+	BAD0=$(dmesg_bad)
+}
+# fail if the kernel logged a warning/bug since hooks_setup
+check_dmesg() {
+	bad=$(dmesg_bad)
+	if [ "$bad" -gt "$BAD0" ]; then
+		dmesg | grep -E -A20 'WARNING:|BUG:|Oops|general protection|sleeping function called from invalid context|lockdep|INFO: task .* blocked|rcu_.*stall|refcount_t:' | tail -60
+		die "kernel logged $((bad - BAD0)) warning/bug line(s) during the test"
+	fi
+}
+# ---- end of common helpers ----
+
+hooks_setup
+CYCLES=${HOOKS_RELOAD_CYCLES:-100}
+HOLD_US=${HOOKS_RELOAD_HOLD_US:-100000}
+DATA_SZ=8192
+LEAK_MAX_KB=${HOOKS_LEAK_MAX_KB:-4096}
+MIN_ALLOCS=${HOOKS_MIN_ALLOCS:-200}
+command -v faultfork >/dev/null || die "faultfork not found"
+
+STOP=/tmp/hooks_reload.stop.$$
+FAILS=/tmp/hooks_reload.fails.$$
+RUNS=/tmp/hooks_reload.runs.$$
+LOG=/tmp/hooks_reload.log.$$
+rm -f "$STOP" "$FAILS" "$RUNS" "$LOG"
+
+sync
+echo 3 > /proc/sys/vm/drop_caches
+sleep 1
+su0=$(meminfo_kb SUnreclaim)
+
+# keep faultfork instances running back to back until told to stop
+(
+	while [ ! -e "$STOP" ]; do
+		faultfork --threads 4 --seconds 10 --mb 8 --fork-ms 20 >> "$LOG" 2>&1
+		rc=$?
+		echo "$rc" >> "$RUNS"
+		[ $rc -eq 0 ] || echo "faultfork exited $rc" >> "$FAILS"
+	done
+) &
+WL=$!
+BG_PIDS="$WL"
+sleep 2
+
+allocs=0
+i=0
+t_start=$(now_ms)
+: > /tmp/hooks_reload.times.$$
+while [ $i -lt $CYCLES ]; do
+	t0=$(now_ms)
+	insmod "$KO" task_data_size=$DATA_SZ ||
+		die "insmod #$((i + 1)) failed"
+	t1=$(now_ms)
+	usleep "$HOLD_US"
+	a=$(ht_count task_data_allocated)
+	allocs=$((allocs + ${a:-0}))
+	t2=$(now_ms)
+	rmmod numa_hooktest || die "rmmod #$((i + 1)) failed"
+	t3=$(now_ms)
+	echo "$((t1 - t0)) $((t3 - t2))" >> /tmp/hooks_reload.times.$$
+	i=$((i + 1))
+	[ -s "$FAILS" ] && break
+	kill -0 "$WL" 2>/dev/null || break
+done
+t_end=$(now_ms)
+
+alive=0
+kill -0 "$WL" 2>/dev/null && alive=1
+touch "$STOP"
+wait "$WL"
+BG_PIDS=
+
+say "cycles=$i of $CYCLES in $((t_end - t_start)) ms (hold ${HOLD_US} us each)"
+awk '{ n++; i += $1; r += $2
+       if (n == 1 || $1 < imin) imin = $1; if ($1 > imax) imax = $1
+       if (n == 1 || $2 < rmin) rmin = $2; if ($2 > rmax) rmax = $2 }
+     END { if (n) printf "insmod ms min/avg/max %d/%d/%d  rmmod ms min/avg/max %d/%d/%d\n",
+		imin, i / n, imax, rmin, r / n, rmax }' /tmp/hooks_reload.times.$$
+say "faultfork runs: $(wc -l < "$RUNS") exit codes: $(sort "$RUNS" | uniq -c | tr -s ' \n' ' ')"
+grep '^faultfork' "$LOG" | tail -3
+say "per-task data allocations while loaded: $allocs (x $DATA_SZ bytes)"
+
+[ $i -eq "$CYCLES" ] || { cat "$FAILS" 2>/dev/null; tail -5 "$LOG"; die "workload failed after $i cycles"; }
+[ $alive -eq 1 ] || die "the workload loop died during the reloads"
+[ -s "$FAILS" ] && { cat "$FAILS"; tail -5 "$LOG"; die "faultfork failed"; }
+ht_loaded && die "numa_hooktest still loaded"
+lsmod | grep -q numa_hooktest && die "lsmod still lists numa_hooktest"
+
+sleep 2
+sync
+echo 3 > /proc/sys/vm/drop_caches
+sleep 1
+su1=$(meminfo_kb SUnreclaim)
+d=$((su1 - su0))
+would=$((allocs * DATA_SZ / 1024))
+limit=$((would / 4))
+[ $limit -gt "$LEAK_MAX_KB" ] && limit=$LEAK_MAX_KB
+say "SUnreclaim before=${su0} kB after=${su1} kB delta=${d} kB;" \
+	"a full leak would be ${would} kB; limit ${limit} kB"
+rm -f "$STOP" "$FAILS" "$RUNS" "$LOG" /tmp/hooks_reload.times.$$
+
+check_dmesg
+[ "$allocs" -ge "$MIN_ALLOCS" ] ||
+	die "only $allocs task data allocations: leak check not meaningful"
+[ $d -le $limit ] || die "SUnreclaim grew by ${d} kB (> ${limit} kB): leak?"
+say "PASS"
+exit 0
