@@ -39,6 +39,7 @@
  * OUTPUT (stdout, key=value lines, each written atomically):
  *   config bench=<name> bind=<none|hard|inverse> procs=<P> threads=<T> mb=<M>
  *          nodes=<N> cpus=<C> seconds=<S> sample_ms=<ms>
+ *          query=<pagemap|move_pages>   (page->node method, see numa_util.h)
  *   sample bench=<name> proc=<i> t_ms=<ms> local_pct=<x.x> maj_node=<n>
  *          thread_nodes=<n,n,...> node_pages=<n0,n1,...> node_changes=<n>
  *   result bench=<name> bind=<mode> proc=<i> threads=<T> final_pct=<x.x>
@@ -465,9 +466,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	memset(st, 0, sizeof(*st));
-	nu_out("config bench=%s bind=%s procs=%d threads=%d mb=%d nodes=%d cpus=%d seconds=%d sample_ms=%d\n",
+	nu_out("config bench=%s bind=%s procs=%d threads=%d mb=%d nodes=%d cpus=%d seconds=%d sample_ms=%d query=%s\n",
 	       bench_name[opt.bench], bind_name[opt.bind], opt.procs, nthreads, opt.mb, nodes,
-	       ncpus, opt.seconds, opt.sample_ms);
+	       ncpus, opt.seconds, opt.sample_ms, nu_page_query_method());
 	tstart = nu_now_ms();
 	for (int i = 0; i < opt.procs; i++) {
 		pids[i] = fork();

@@ -33,6 +33,7 @@
  *   config procs=<P> threads=<T> mb=<M> start=<remote|local|cpu-follows>
  *          write=<slices|shared> map=<private|shared> thp=<always|never|default>
  *          mbind_remote=<0|1> nodes=<N> target=<pct> seconds=<S> sample_ms=<ms>
+ *          query=<pagemap|move_pages>   (page->node method, see numa_util.h)
  *   proc proc=<i> pid=<pid> node=<home node> mem_node=<first-touch node> pages=<n>
  *   sample proc=<i> t_ms=<ms> local_pct=<x.x> pages=<n> node_pages=<n0>,<n1>,...
  *          [ref_node=<n>]   (ref_node only with cpu-follows)
@@ -451,11 +452,11 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	nu_out("config procs=%d threads=%d mb=%d start=%s write=%s map=%s thp=%s mbind_remote=%d nodes=%d target=%d seconds=%d sample_ms=%d\n",
+	nu_out("config procs=%d threads=%d mb=%d start=%s write=%s map=%s thp=%s mbind_remote=%d nodes=%d target=%d seconds=%d sample_ms=%d query=%s\n",
 	       opt.procs, opt.threads, opt.mb, start_name[opt.start],
 	       opt.shared ? "shared" : "slices", opt.map_shared ? "shared" : "private",
 	       thp_name[opt.thp], opt.mbind_remote, nodes, opt.target, opt.seconds,
-	       opt.sample_ms);
+	       opt.sample_ms, nu_page_query_method());
 
 	tstart = nu_now_ms();
 	for (int i = 0; i < opt.procs; i++) {

@@ -3,6 +3,7 @@
 #include "numa_util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -240,7 +241,7 @@ int nu_mbind_node(void *addr, size_t len, int mode, int node, unsigned flags)
 
 #define QCHUNK 1024
 
-long nu_page_nodes(const void *buf, size_t len, long *counts, long *absent)
+long nu_page_nodes_move_pages(const void *buf, size_t len, long *counts, long *absent)
 {
 	void *pages[QCHUNK];
 	int status[QCHUNK];
@@ -270,6 +271,156 @@ long nu_page_nodes(const void *buf, size_t len, long *counts, long *absent)
 	if (absent)
 		*absent = miss;
 	return present;
+}
+
+/* PFN ranges per node from /proc/zoneinfo (populated zones only). */
+#define NU_MAX_RANGES 64
+static struct { uint64_t start, end; int node; } ranges[NU_MAX_RANGES];
+static int nr_ranges = -1;	/* -1: not loaded yet, 0: unusable */
+static int pagemap_fd = -1;
+static int query_method;	/* 0 undecided, 1 pagemap, 2 move_pages */
+
+static void load_ranges(void)
+{
+	FILE *f = fopen("/proc/zoneinfo", "r");
+	char line[256];
+	int node = -1;
+	unsigned long spanned = 0, start;
+
+	nr_ranges = 0;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		int n;
+
+		if (sscanf(line, "Node %d, zone", &n) == 1) {
+			node = n;
+			spanned = 0;
+		} else if (sscanf(line, " spanned %lu", &spanned) == 1) {
+			continue;
+		} else if (sscanf(line, " start_pfn: %lu", &start) == 1) {
+			if (node < 0 || node >= NU_MAX_NODES || !spanned ||
+			    nr_ranges >= NU_MAX_RANGES)
+				continue;
+			ranges[nr_ranges].start = start;
+			ranges[nr_ranges].end = start + spanned;
+			ranges[nr_ranges].node = node;
+			nr_ranges++;
+		}
+	}
+	fclose(f);
+}
+
+static int pfn_to_node(uint64_t pfn)
+{
+	static int last;
+
+	if (last < nr_ranges && pfn >= ranges[last].start && pfn < ranges[last].end)
+		return ranges[last].node;
+	for (int i = 0; i < nr_ranges; i++)
+		if (pfn >= ranges[i].start && pfn < ranges[i].end) {
+			last = i;
+			return ranges[i].node;
+		}
+	return -1;
+}
+
+#define PM_PRESENT (1ULL << 63)
+#define PM_PFN_MASK ((1ULL << 55) - 1)
+
+long nu_page_nodes_pagemap(const void *buf, size_t len, long *counts, long *absent)
+{
+	uint64_t ent[QCHUNK];
+	uintptr_t start = (uintptr_t)buf & ~(NU_PAGE_SIZE - 1);
+	uintptr_t end = (uintptr_t)buf + len;
+	long present = 0, miss = 0;
+
+	if (nr_ranges < 0)
+		load_ranges();
+	if (!nr_ranges)
+		return -ENOENT;
+	if (pagemap_fd < 0) {
+		pagemap_fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+		if (pagemap_fd < 0)
+			return -errno;
+	}
+	memset(counts, 0, sizeof(long) * NU_MAX_NODES);
+	for (uintptr_t a = start; a < end;) {
+		size_t n = (end - a + NU_PAGE_SIZE - 1) / NU_PAGE_SIZE;
+		ssize_t r;
+
+		if (n > QCHUNK)
+			n = QCHUNK;
+		r = pread(pagemap_fd, ent, n * sizeof(ent[0]), (off_t)(a / NU_PAGE_SIZE * 8));
+		if (r < 0)
+			return -errno;
+		if ((size_t)r != n * sizeof(ent[0]))
+			return -EIO;
+		for (size_t i = 0; i < n; i++) {
+			int node = -1;
+
+			if (ent[i] & PM_PRESENT) {
+				uint64_t pfn = ent[i] & PM_PFN_MASK;
+
+				if (!pfn)
+					return -EPERM;	/* PFNs hidden: not root */
+				node = pfn_to_node(pfn);
+			}
+			if (node >= 0 && node < NU_MAX_NODES) {
+				counts[node]++;
+				present++;
+			} else {
+				miss++;
+			}
+		}
+		a += n * NU_PAGE_SIZE;
+	}
+	if (absent)
+		*absent = miss;
+	return present;
+}
+
+long nu_page_nodes(const void *buf, size_t len, long *counts, long *absent)
+{
+	long r;
+
+	if (!query_method) {
+		const char *e = getenv("NU_PAGE_QUERY");
+
+		query_method = e && !strcmp(e, "move_pages") ? 2 : 1;
+		if (query_method == 1 && !(e && !strcmp(e, "pagemap"))) {
+			/* auto: probe pagemap on the buffer itself */
+			r = nu_page_nodes_pagemap(buf, len, counts, absent);
+			if (r < 0)
+				query_method = 2;
+			else
+				return r;
+		}
+	}
+	if (query_method == 1)
+		return nu_page_nodes_pagemap(buf, len, counts, absent);
+	return nu_page_nodes_move_pages(buf, len, counts, absent);
+}
+
+const char *nu_page_query_method(void)
+{
+	if (!query_method) {
+		const char *e = getenv("NU_PAGE_QUERY");
+
+		if (e && !strcmp(e, "move_pages"))
+			return "move_pages";
+		if (e && !strcmp(e, "pagemap"))
+			return "pagemap";
+		/* auto: decide with a probe on a page of our own stack */
+		{
+			long c[NU_MAX_NODES];
+			volatile char probe[NU_PAGE_SIZE];
+
+			probe[0] = 1;
+			nu_page_nodes((const void *)probe, 1, c, NULL);
+		}
+	}
+	return query_method == 1 ? "pagemap" : "move_pages";
 }
 
 int nu_page_node(const void *addr)

@@ -60,12 +60,28 @@ int nu_mbind_node(void *addr, size_t len, int mode, int node, unsigned flags);
 int nu_get_task_policy(void);
 
 /*
- * Query the node of each 4K page of [buf, buf+len) with
- * move_pages(0, n, pages, NULL, status, 0).  counts[] (NU_MAX_NODES entries)
- * receives the number of pages on each node; *absent the number of pages
- * not present / not queryable.  Returns number of present pages, or -errno.
+ * Query the node of each 4K page of [buf, buf+len).  counts[] (NU_MAX_NODES
+ * entries) receives the number of pages on each node; *absent the number of
+ * pages not present / not queryable.  Returns number of present pages, or
+ * -errno.
+ *
+ * Two methods:
+ *   move_pages  move_pages(0, n, pages, NULL, status, 0).  On 6.1 this
+ *               reports -ENOENT for pages whose PTE the NUMA scanner has
+ *               just made PROT_NONE (follow_page() refuses protnone without
+ *               FOLL_FORCE), so while balancing runs a varying share of the
+ *               pages is invisible to it.
+ *   pagemap     /proc/self/pagemap PFNs mapped to nodes with the zone PFN
+ *               ranges of /proc/zoneinfo.  Sees PROT_NONE pages, does not
+ *               fault anything in; needs root (PFNs are hidden otherwise).
+ * Default: pagemap when usable, else move_pages.  The environment variable
+ * NU_PAGE_QUERY=move_pages|pagemap forces one.
  */
 long nu_page_nodes(const void *buf, size_t len, long *counts, long *absent);
+long nu_page_nodes_move_pages(const void *buf, size_t len, long *counts, long *absent);
+long nu_page_nodes_pagemap(const void *buf, size_t len, long *counts, long *absent);
+/* "pagemap" or "move_pages": the method nu_page_nodes() uses. */
+const char *nu_page_query_method(void);
 /* Node of one page (-errno if absent). */
 int nu_page_node(const void *addr);
 /* Percentage (0..100) of @local out of @total, 0 if total==0. */

@@ -15,6 +15,7 @@
 # case, and it needs at least HOOKS_MIN_ALLOCS (default 200) allocations
 # for the check to be meaningful.  See the numbers printed for the noise.
 #
+# nc-timeout: 600
 # Exit: 0 pass, 4 skip, anything else fail.  Env: NC_MODULES (dir of .ko files),
 # NC_NODES (NUMA nodes).
 

@@ -6,6 +6,7 @@
 # the remote node follows the CPU (>= 90% local) and numa_pages_migrated
 # grows.
 #
+# nc-timeout: 600
 # Exit: 0 pass, 4 skip, anything else fail.  Env: NC_MODULES (dir of .ko files),
 # NC_NODES (NUMA nodes).
 

@@ -1,0 +1,52 @@
+#!/bin/sh
+# topology: the guest sees the NUMA topology the boot asked for:
+#   - NC_NODES nodes in /sys/devices/system/node/online,
+#   - NC_CPUS_PER_NODE CPUs in each nodeN/cpulist,
+#   - nodeN/meminfo MemTotal no more than NC_TOPO_TOL_PCT% (default 12%)
+#     below NC_MEM_PER_NODE_MB (the kernel image, memmap and firmware holes
+#     are reserved, mostly on node 0) and never above it.
+# nc-timeout: 60
+. "${0%/*}/lib/nc.sh"
+
+[ -n "$NC_NODES" ] && [ -n "$NC_CPUS_PER_NODE" ] && [ -n "$NC_MEM_PER_NODE_MB" ] ||
+	nc_skip "NC_NODES/NC_CPUS_PER_NODE/NC_MEM_PER_NODE_MB not set by the runner"
+TOL=${NC_TOPO_TOL_PCT:-12}
+
+online=$(cat /sys/devices/system/node/online)
+nodes=$(nc_nodes_online)
+echo "node online list: '$online' -> $nodes nodes (expected $NC_NODES)"
+echo "cpu online list: '$(cat /sys/devices/system/cpu/online)'"
+bad=0
+[ "$nodes" = "$NC_NODES" ] || { echo "FAIL: $nodes nodes online, expected $NC_NODES"; bad=1; }
+
+want_kb=$((NC_MEM_PER_NODE_MB * 1024))
+min_kb=$((want_kb * (100 - TOL) / 100))
+max_kb=$((want_kb + want_kb / 200))
+n=0
+while [ "$n" -lt "$NC_NODES" ]; do
+	d=/sys/devices/system/node/node$n
+	if [ ! -d "$d" ]; then
+		echo "FAIL: $d missing"
+		bad=1
+		n=$((n + 1))
+		continue
+	fi
+	cl=$(cat "$d/cpulist")
+	nc=$(nc_cpulist_count "$cl")
+	mt=$(awk '$3 == "MemTotal:" { print $4 }' "$d/meminfo")
+	mf=$(awk '$3 == "MemFree:" { print $4 }' "$d/meminfo")
+	pct=$(awk -v a="${mt:-0}" -v b="$want_kb" 'BEGIN { printf "%.1f", 100 * a / b }')
+	echo "node$n: cpulist=$cl cpus=$nc (expected $NC_CPUS_PER_NODE) MemTotal=${mt}kB MemFree=${mf}kB = ${pct}% of ${NC_MEM_PER_NODE_MB}MiB (allowed $((100 - TOL))..100.5%)"
+	[ "$nc" = "$NC_CPUS_PER_NODE" ] || { echo "FAIL: node$n has $nc CPUs, expected $NC_CPUS_PER_NODE"; bad=1; }
+	if [ -z "$mt" ] || [ "$mt" -lt "$min_kb" ] || [ "$mt" -gt "$max_kb" ]; then
+		echo "FAIL: node$n MemTotal ${mt:-?}kB outside ${min_kb}..${max_kb}kB"
+		bad=1
+	fi
+	n=$((n + 1))
+done
+# No CPU or memory on a node beyond the requested ones.
+extra=$(ls -d /sys/devices/system/node/node* 2>/dev/null | wc -l)
+[ "$extra" = "$NC_NODES" ] || { echo "FAIL: $extra node directories, expected $NC_NODES"; bad=1; }
+
+[ "$bad" = 0 ] || nc_fail "topology differs from the boot request"
+nc_pass "$NC_NODES nodes x $NC_CPUS_PER_NODE CPUs x ~${NC_MEM_PER_NODE_MB}MiB"
