@@ -2,7 +2,7 @@
 # Assemble build/initramfs.cpio (uncompressed newc) from a staging dir:
 #   /bin/busybox + applet symlinks      (busybox-static)
 #   /init                               (qemu/init)
-#   /tests/*.sh                         (module-tests/tests)
+#   /tests/                             (module-tests/tests/*, $EXTRA_TESTS)
 #   /bin/<prog>                         (every executable in build/module-tests)
 #   /modules/*.ko                       (module/, module-tests/kmod/)
 #   numad + the shared libraries it needs
@@ -31,13 +31,13 @@ done
 
 install -m 0755 "$TOP/qemu/init" "$STAGE/init"
 
-# Test scripts.
-ntests=0
-for t in "$TOP"/module-tests/tests/*.sh; do
-	[ -f "$t" ] || continue
-	install -m 0755 "$t" "$STAGE/tests/"
-	ntests=$((ntests + 1))
+# Test scripts: all of module-tests/tests/ (the *.sh tests and their helper
+# files, e.g. lib/) -> /tests/.  EXTRA_TESTS: more such directories, e.g.
+# local experiments that are not in the repo.
+for d in "$TOP/module-tests/tests" ${EXTRA_TESTS:-}; do
+	[ -d "$d" ] && cp -R "$d"/. "$STAGE/tests/"
 done
+ntests=$(find "$STAGE/tests" -maxdepth 1 -name '*.sh' | wc -l)
 
 # Static test programs: every executable regular file directly in $PROGS.
 nprogs=0
