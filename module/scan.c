@@ -16,11 +16,34 @@
 
 #include <linux/hugetlb.h>
 #include <linux/jiffies.h>
+#include <linux/minmax.h>
 #include <linux/mempolicy.h>
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
 
 #include "numacore.h"
+
+/*
+ * The task's scan period within the current parameters, so that a
+ * parameter change applies at the next tick.
+ */
+static unsigned int numacore_scan_period(const struct numacore_task *nt)
+{
+	return clamp(nt->scan_period_ms, READ_ONCE(numacore_scan_period_min_ms),
+		     READ_ONCE(numacore_scan_period_max_ms));
+}
+
+/*
+ * Is the mm's next scan time @next reached?  A time further away than the
+ * longest period was set under other parameters (or by the kernel's own
+ * scan delay) and does not hold.
+ */
+static bool numacore_mm_scan_due(unsigned long next)
+{
+	unsigned long max = msecs_to_jiffies(READ_ONCE(numacore_scan_period_max_ms));
+
+	return !time_before(jiffies, next) || time_after(next, jiffies + max);
+}
 
 /**
  * numacore_task_tick() - request a scan once the task ran a scan period
@@ -49,10 +72,10 @@ void numacore_task_tick(struct task_struct *curr)
 	}
 
 	now = curr->se.sum_exec_runtime;
-	period = (u64)nt->scan_period_ms * NSEC_PER_MSEC;
+	period = (u64)numacore_scan_period(nt) * NSEC_PER_MSEC;
 	if (now - nt->node_stamp < period)
 		return;
-	if (time_before(jiffies, READ_ONCE(curr->mm->numa_next_scan)))
+	if (!numacore_mm_scan_due(READ_ONCE(curr->mm->numa_next_scan)))
 		return;
 	if (numa_policy_queue_task_work(curr))
 		nt->node_stamp = now;
@@ -118,12 +141,12 @@ static void numacore_scan_mm(struct mm_struct *mm)
 void numacore_scan(struct task_struct *p, struct numacore_task *nt)
 {
 	struct mm_struct *mm = p->mm;
-	unsigned long now = jiffies, next = READ_ONCE(mm->numa_next_scan);
+	unsigned long next = READ_ONCE(mm->numa_next_scan);
 
-	if (time_before(now, next))
+	if (!numacore_mm_scan_due(next))
 		return;
 	if (cmpxchg(&mm->numa_next_scan, next,
-		    now + msecs_to_jiffies(nt->scan_period_ms)) != next)
+		    jiffies + msecs_to_jiffies(numacore_scan_period(nt))) != next)
 		return;
 	if (!mmap_read_trylock(mm))
 		return;
