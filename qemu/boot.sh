@@ -8,7 +8,8 @@
 #                [--quiet] [--interactive]
 #
 # Console goes to build/logs/<NAME>.log (default NAME: boot) and, unless
-# --quiet, to stdout.  Exit status:
+# --quiet, to stdout; the guest's TAP stream also to <log minus .log>.tap
+# (second serial port, free of interleaved kernel messages).  Exit status:
 #   0  guest printed NC-DONE (and, for --tests demo, NC-DEMO-RC=0)
 #   1  demo returned non-zero
 #   2  usage error / missing kernel or initramfs
@@ -56,12 +57,16 @@ for ((i = 0; i < nodes; i++)); do
 	numa+=(-object "memory-backend-ram,id=m$i,size=${mem}M"
 	       -numa "node,nodeid=$i,cpus=$first-$last,memdev=m$i")
 done
-cmdline="console=ttyS0 panic=-1"
+# Second serial port (guest ttyS1): /init's clean copy of the TAP stream.
+tap=${log%.log}.tap
+rm -f "$tap"
+cmdline="console=ttyS0 panic=-1 nctap=ttyS1"
 [ -n "$tests" ] && cmdline+=" nctests=$tests"
 cmdline+=" ncnodes=$nodes nccpus=$cpus ncmem=$mem"
 [ -n "$append" ] && cmdline+=" $append"
 
 cmd=("$QEMU" -accel tcg -machine q35 -cpu max -nographic -no-reboot
+     -serial mon:stdio -serial "file:$tap"
      -m "${total}M" -smp "$smp" "${numa[@]}"
      -kernel "$kernel" -initrd "$initrd" -append "$cmdline")
 
@@ -90,12 +95,13 @@ fi
 if [ "$rc" != 0 ]; then
 	echo "boot.sh: $name: QEMU exited with status $rc after ${secs}s (log: $log)" >&2
 fi
-if ! grep -q '^NC-DONE' "$log"; then
+if ! grep -qs '^NC-DONE' "$tap" "$log"; then
 	echo "boot.sh: $name: guest never printed NC-DONE (crash or panic?) after ${secs}s (log: $log)" >&2
 	exit 3
 fi
 if [ "$tests" = demo ]; then
-	demo_rc=$(sed -n 's/^NC-DEMO-RC=\([0-9]*\).*/\1/p' "$log" | tail -n 1)
+	demo_rc=$(sed -n 's/^NC-DEMO-RC=\([0-9]*\).*/\1/p' "$tap" 2>/dev/null | tail -n 1)
+	[ -n "$demo_rc" ] || demo_rc=$(sed -n 's/^NC-DEMO-RC=\([0-9]*\).*/\1/p' "$log" | tail -n 1)
 	if [ "${demo_rc:-x}" != 0 ]; then
 		echo "boot.sh: $name: demo failed (NC-DEMO-RC=${demo_rc:-missing}) after ${secs}s" >&2
 		exit 1

@@ -108,6 +108,9 @@ while IFS= read -r line <&3 || [ -n "$line" ]; do
 	brc=$?
 	echo "# boot $bname: $(( $(date +%s) - bstart ))s, boot.sh exit $brc"
 
+	# The clean TAP copy from the second serial port, else the console.
+	tapsrc=$LOGS/$bname.tap
+	grep -qs '^TAP version 13' "$tapsrc" || tapsrc=$log
 	# Guest TAP: "# ..." diagnostics, then "ok|not ok N name[ # SKIP]".
 	declare -A seen=()
 	diags=()
@@ -127,7 +130,7 @@ while IFS= read -r line <&3 || [ -n "$line" ]; do
 		elif [[ $l == "# "* ]]; then
 			diags+=("$l")
 		fi
-	done < <(sed -n '/^TAP version 13$/,/^NC-DONE/p' "$log" 2>/dev/null)
+	done < <(sed -n 's/\r$//; /^TAP version 13$/,/^NC-DONE/p' "$tapsrc" 2>/dev/null)
 	for tname in "${names[@]}"; do
 		if [ -z "${seen[$tname]:-}" ]; then
 			for d in ${diags[@]+"${diags[@]}"}; do echo "$d"; done
