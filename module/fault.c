@@ -19,6 +19,8 @@ static void numacore_count_fault(int page_nid, int nr_pages, int flags)
 	numacore_stat_add(NUMACORE_STAT_HINT_FAULTS, nr_pages);
 	if (flags & NUMA_POLICY_FAULT_LOCAL)
 		numacore_stat_add(NUMACORE_STAT_HINT_FAULTS_LOCAL, nr_pages);
+	if (flags & NUMA_POLICY_FAULT_HUGE)
+		numacore_stat_add(NUMACORE_STAT_HINT_FAULTS_HUGE, nr_pages);
 	if (flags & NUMA_POLICY_FAULT_MIGRATED)
 		numacore_stat_add(NUMACORE_STAT_PAGES_MIGRATED, nr_pages);
 	if (flags & NUMA_POLICY_FAULT_MIGRATE_FAIL)

@@ -27,6 +27,7 @@ static const char * const numacore_stat_names[NUMACORE_STAT_NR] = {
 	[NUMACORE_STAT_PAGES_MARKED]	= "pages_marked",
 	[NUMACORE_STAT_HINT_FAULTS]	= "hint_faults",
 	[NUMACORE_STAT_HINT_FAULTS_LOCAL] = "hint_faults_local",
+	[NUMACORE_STAT_HINT_FAULTS_HUGE] = "hint_faults_huge",
 	[NUMACORE_STAT_PAGES_MIGRATED]	= "pages_migrated",
 	[NUMACORE_STAT_MIGRATE_FAILED]	= "migrate_failed",
 	[NUMACORE_STAT_MIGRATE_FILTERED] = "migrate_filtered",

@@ -1,0 +1,114 @@
+# module-tests/tests/lib/numacore.sh - helpers for the numacore.ko tests.
+# Sourced after lib/nc.sh:  . "${0%/*}/lib/nc.sh"; . "${0%/*}/lib/numacore.sh"
+
+NC_KO="${NC_MODULES:-/modules}/numacore.ko"
+NC_PARAMS=/sys/module/numacore/parameters
+NC_DEBUGFS=/sys/kernel/debug/numacore
+
+# nc_numacore_load [param=value...]: load the policy with the kernel's own
+# balancing off (fails the test if it cannot be loaded).
+nc_numacore_load() {
+	[ -f "$NC_KO" ] || nc_skip "$NC_KO not built"
+	nc_balancing_set 0 || nc_fail "cannot set kernel.numa_balancing=0"
+	nc_numacore_loaded && rmmod numacore
+	insmod "$NC_KO" "$@" || nc_fail "insmod numacore.ko $* failed"
+}
+
+nc_numacore_unload() {
+	rmmod numacore || nc_fail "rmmod numacore failed"
+}
+
+# nc_stat NAME: a counter from the module's debugfs stats file.
+nc_stat() {
+	awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) exit 1 }' "$NC_DEBUGFS/stats"
+}
+
+nc_stats_snap() { cat "$NC_DEBUGFS/stats" > "$1"; }
+
+# nc_stat_delta FILE NAME: counter now minus the value saved in FILE.
+nc_stat_delta() {
+	_b=$(awk -v k="$2" '$1 == k { print $2 }' "$1")
+	_a=$(nc_stat "$2")
+	echo $(( ${_a:-0} - ${_b:-0} ))
+}
+
+# nc_deltas STATS0 VMSTAT0: "name delta" lines for every module counter
+# and the kernel's numa_* vmstat counters since the two snapshots.
+nc_deltas() {
+	for k in $(awk '{ print $1 }' "$1"); do
+		echo "$k $(nc_stat_delta "$1" "$k")"
+	done
+	for k in $(awk '/^numa_/ { print $1 }' "$2"); do
+		echo "vmstat_$k $(nc_vmstat_delta "$2" "$k")"
+	done
+}
+
+# nc_delta NAME: a delta saved by the last nc_mfc_converges.
+nc_delta() {
+	awk -v k="$1" '$1 == k { print $2 }' /tmp/nc.deltas
+}
+
+# nc_mfc_converges POLICY MINPCT [numa_mfc options...]: load the module
+# with POLICY, run numa_mfc with memory starting on the remote node, and
+# fail unless every process ends with >= MINPCT% of its pages local.
+nc_mfc_converges() {
+	_pol=$1 _min=$2
+	shift 2
+	nc_need_nodes 2
+	nc_need_prog numa_mfc
+	nc_numacore_load policy="$_pol"
+	nc_stats_snap /tmp/nc.stats0
+	nc_vmstat_snap /tmp/nc.vmstat0
+	numa_mfc --procs 2 --threads 2 --mb 64 --seconds 60 --start remote \
+		--target "$_min" "$@" > /tmp/nc.mfc || nc_fail "numa_mfc failed"
+	grep -v '^sample' /tmp/nc.mfc
+	nc_deltas /tmp/nc.stats0 /tmp/nc.vmstat0 > /tmp/nc.deltas
+	cat /tmp/nc.deltas
+	nc_numacore_unload
+	nc_mfc_check_results /tmp/nc.mfc "$_min" || nc_fail "locality below $_min%"
+}
+
+# nc_class_of_workload PIDFILE: print "<private> <shared> <unknown>" counts
+# of the classes the module reports for the threads of the processes whose
+# pids are listed in PIDFILE, counting only threads with hinting faults.
+nc_class_of_workload() {
+	for pid in $(cat "$1"); do
+		ls /proc/"$pid"/task 2>/dev/null
+	done > /tmp/nc.tids
+	awk 'NR == FNR { tid[$1] = 1; next }
+	{
+		for (i = 1; i <= NF; i++) { split($i, kv, "="); r[kv[1]] = kv[2] }
+		if (!(r["pid"] in tid) || r["private"] + r["shared"] == 0) next
+		c[r["class"]]++
+		print "  " $0 > "/dev/stderr"
+	}
+	END { printf "%d %d %d\n", c["private"], c["shared"], c["unknown"] }' \
+		/tmp/nc.tids "$NC_DEBUGFS/tasks"
+}
+
+# nc_classify EXPECT [numa_mfc options...]: run numa_mfc under numacore
+# and fail unless its writer threads are classified EXPECT (private|shared).
+nc_classify() {
+	_want=$1
+	shift
+	nc_need_nodes 2
+	nc_need_prog numa_mfc
+	nc_numacore_load policy=numacore
+	numa_mfc --procs 2 --threads 2 --mb 32 --seconds 40 --start remote "$@" > /tmp/nc.mfc &
+	_mfc=$!
+	sleep 2
+	awk '/^proc / { for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "pid") print kv[2] } }' /tmp/nc.mfc > /tmp/nc.pids
+	_got=""
+	for _t in 5 10 15 20 25 30; do
+		sleep 5
+		set -- $(nc_class_of_workload /tmp/nc.pids 2>/tmp/nc.classes)
+		echo "t=${_t}s private=$1 shared=$2 unknown=$3"
+		if [ "$_want" = private ] && [ "$1" -ge 4 ] && [ "$2" -eq 0 ]; then _got=1; break; fi
+		if [ "$_want" = shared ] && [ "$2" -ge 4 ] && [ "$1" -eq 0 ]; then _got=1; break; fi
+	done
+	cat /tmp/nc.classes
+	kill "$_mfc" 2>/dev/null
+	wait "$_mfc"
+	nc_numacore_unload
+	[ -n "$_got" ] || nc_fail "writer threads not all classified $_want"
+}

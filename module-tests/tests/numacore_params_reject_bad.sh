@@ -1,0 +1,37 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Every parameter refuses bad values with EINVAL and a kernel message, and
+# keeps its old value; insmod with a bad value fails cleanly.
+. "${0%/*}/lib/nc.sh"
+. "${0%/*}/lib/numacore.sh"
+fails=0
+refuse() {	# refuse PARAM VALUE
+	old=$(cat $NC_PARAMS/$1)
+	if echo "$2" > $NC_PARAMS/$1 2>/dev/null; then
+		echo "$1='$2' was accepted"; fails=$((fails + 1))
+	fi
+	new=$(cat $NC_PARAMS/$1)
+	[ "$new" = "$old" ] || { echo "$1 changed $old -> $new"; fails=$((fails + 1)); }
+	dmesg | tail -n 3 | grep -q "$1=.*refused" || { echo "no kernel message for $1='$2'"; fails=$((fails + 1)); }
+}
+nc_numacore_load
+for p in scan_period_min_ms scan_period_max_ms scan_size_mb settle_count; do
+	for v in 0 -1 abc 1.5 "" 99999999999; do refuse $p "$v"; done
+done
+refuse scan_size_mb 65537
+refuse scan_period_min_ms 3600001
+max=$(cat $NC_PARAMS/scan_period_max_ms)
+refuse scan_period_min_ms $((max + 1))
+min=$(cat $NC_PARAMS/scan_period_min_ms)
+refuse scan_period_max_ms $((min - 1))
+for v in fifo "" 1 MORON; do refuse policy "$v"; done
+for p in faults_up faults_down settle; do for v in 2 maybe -1; do refuse $p "$v"; done; done
+nc_numacore_unload
+for bad in scan_size_mb=0 settle_count=-3 scan_period_min_ms=x policy=none "scan_period_min_ms=5000 scan_period_max_ms=1000"; do
+	if insmod "$NC_KO" $bad 2>/dev/null; then
+		echo "insmod with $bad succeeded"; fails=$((fails + 1)); rmmod numacore
+	fi
+	[ -d /sys/module/numacore ] && { echo "numacore left behind by $bad"; fails=$((fails + 1)); }
+done
+[ "$fails" -eq 0 ] || nc_fail "$fails problem(s)"
+nc_pass "bad values refused, old values kept, bad insmod failed"
