@@ -278,6 +278,7 @@ long nu_page_nodes_move_pages(const void *buf, size_t len, long *counts, long *a
 static struct { uint64_t start, end; int node; } ranges[NU_MAX_RANGES];
 static int nr_ranges = -1;	/* -1: not loaded yet, 0: unusable */
 static int pagemap_fd = -1;
+static pid_t pagemap_pid;	/* /proc/self/pagemap is per process: reopen after fork */
 static int query_method;	/* 0 undecided, 1 pagemap, 2 move_pages */
 
 static void load_ranges(void)
@@ -339,10 +340,15 @@ long nu_page_nodes_pagemap(const void *buf, size_t len, long *counts, long *abse
 		load_ranges();
 	if (!nr_ranges)
 		return -ENOENT;
+	if (pagemap_fd >= 0 && pagemap_pid != getpid()) {
+		close(pagemap_fd);
+		pagemap_fd = -1;
+	}
 	if (pagemap_fd < 0) {
 		pagemap_fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
 		if (pagemap_fd < 0)
 			return -errno;
+		pagemap_pid = getpid();
 	}
 	memset(counts, 0, sizeof(long) * NU_MAX_NODES);
 	for (uintptr_t a = start; a < end;) {
