@@ -48,6 +48,7 @@ function kv(line,   i, a) {
 	delete f
 	for (i = 2; i <= NF; i++) { split($i, a, "="); f[a[1]] = a[2] }
 }
+function pad(s, w) { while (length(s) < w) s = s " "; return s }
 function pcts(np,   i, n, c, tot, s) {
 	n = split(np, c, ","); tot = 0; s = ""
 	for (i = 1; i <= n; i++) tot += c[i]
@@ -61,10 +62,12 @@ function pcts(np,   i, n, c, tot, s) {
 /^result / { kv($0); p = f["proc"]; t90[p] = f["t90_ms"]; fin[p] = f["final_pct"]; bps[p] = f["bytes_per_s"]; nres++ }
 END {
 	hdr = ""
-	for (i = 0; i < nodes; i++) hdr = hdr sprintf("  n%d%%", i)
-	printf "%-5s %-8s | before:%s | after:%s | %-9s %s\n", "proc", "threads", hdr, hdr, "t90", "MB/s"
+	for (i = 0; i < nodes; i++) hdr = hdr sprintf(" %5s", "n" i "%")
+	w = 6 * nodes
+	printf "%-5s %-8s |%s |%s | %-7s %s\n", "", "", pad(" pages before", w), pad(" pages after", w), "", ""
+	printf "%-5s %-8s |%s |%s | %-7s %s\n", "proc", "threads", hdr, hdr, "t90", "write MB/s"
 	for (p = 0; p < nres; p++)
-		printf "%-5s node%-4s |        %s |       %s | %-9s %.1f\n", p, node[p], pcts(first[p]), pcts(last[p]),
+		printf "%-5s node%-4s |%s |%s | %-7s %.1f\n", p, node[p], pcts(first[p]), pcts(last[p]),
 			(t90[p] < 0 ? "never" : sprintf("%.1fs", t90[p] / 1000)), bps[p] / 1048576
 }' "$OUT"
 echo
