@@ -60,6 +60,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -272,6 +273,39 @@ static int majority_node(void)
 	return best;
 }
 
+/* THP mode of the buffer, before its first touch.  Without
+ * CONFIG_ADVISE_SYSCALLS madvise() is ENOSYS: "never" then falls back to
+ * prctl(PR_SET_THP_DISABLE) (whole process), "always" is accepted only if
+ * the system-wide THP mode already is "always". */
+static void set_thp(void *addr, size_t len)
+{
+	int adv = opt.thp == THP_ALWAYS ? MADV_HUGEPAGE : MADV_NOHUGEPAGE;
+	char mode[128] = "";
+	FILE *f;
+
+	if (!madvise(addr, len, adv))
+		return;
+	if (errno != ENOSYS && errno != EINVAL)
+		die(opt.thp == THP_ALWAYS ? "madvise(MADV_HUGEPAGE)" : "madvise(MADV_NOHUGEPAGE)", errno);
+	if (opt.thp == THP_NEVER) {
+		if (prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0))
+			die("madvise(MADV_NOHUGEPAGE) and prctl(PR_SET_THP_DISABLE)", errno);
+		if (proc_idx == 0)
+			fprintf(stderr, "numa_mfc: madvise unavailable, THP disabled with prctl(PR_SET_THP_DISABLE)\n");
+		return;
+	}
+	f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+	if (f) {
+		if (!fgets(mode, sizeof(mode), f))
+			mode[0] = 0;
+		fclose(f);
+	}
+	if (!strstr(mode, "[always]"))
+		die("madvise(MADV_HUGEPAGE) (and THP is not 'always' system-wide)", ENOSYS);
+	if (proc_idx == 0)
+		fprintf(stderr, "numa_mfc: madvise unavailable, relying on THP 'always' system-wide\n");
+}
+
 static void run_proc(int i)
 {
 	long counts[NU_MAX_NODES], absent;
@@ -296,9 +330,8 @@ static void run_proc(int i)
 		if (region == MAP_FAILED)
 			die("mmap buffer", errno);
 	}
-	if (opt.thp != THP_DEFAULT &&
-	    madvise(region, region_len, opt.thp == THP_ALWAYS ? MADV_HUGEPAGE : MADV_NOHUGEPAGE))
-		die(opt.thp == THP_ALWAYS ? "madvise(MADV_HUGEPAGE)" : "madvise(MADV_NOHUGEPAGE)", errno);
+	if (opt.thp != THP_DEFAULT)
+		set_thp(region, region_len);
 
 	/* First touch, bound to mem_node, from a thread pinned at home. */
 	r = nu_pin_to_node(home);
