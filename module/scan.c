@@ -81,9 +81,20 @@ void numacore_task_tick(struct task_struct *curr)
 		nt->node_stamp = now;
 }
 
+/*
+ * vma_policy_mof() is false for a shmem mapping without a shared policy of
+ * its own, where the faulting task's policy applies: scan those too, so
+ * that shared pages migrate (seed 008).  An explicit shared policy is
+ * still honoured when the page faults.
+ */
+static bool numacore_vma_policy_allows(struct vm_area_struct *vma)
+{
+	return vma_policy_mof(vma) || (vma->vm_ops && vma->vm_ops->get_policy);
+}
+
 static bool numacore_vma_scannable(struct vm_area_struct *vma)
 {
-	if (!vma_migratable(vma) || !vma_policy_mof(vma) ||
+	if (!vma_migratable(vma) || !numacore_vma_policy_allows(vma) ||
 	    is_vm_hugetlb_page(vma) || (vma->vm_flags & VM_MIXEDMAP))
 		return false;
 	/* Shared libraries and other read-only file mappings. */

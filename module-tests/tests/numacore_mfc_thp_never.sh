@@ -8,7 +8,7 @@ THP=/sys/kernel/mm/transparent_hugepage/enabled
 old=$(sed 's/.*\[\(.*\)\].*/\1/' $THP)
 echo never > $THP || nc_fail "cannot set THP never"
 trap 'echo $old > $THP' EXIT
-nc_mfc_converges numacore 95 --thp never
+nc_mfc_converges numacore 95
 huge=$(nc_delta hint_faults_huge)
 [ "${huge:-0}" -eq 0 ] || nc_fail "THP never: hint_faults_huge delta $huge"
 nc_pass "THP never: converged, hint_faults_huge delta $huge"
