@@ -6,7 +6,9 @@
 # process ends with >= 90% of its pages local.
 # Knobs (env): NC_MFC_MB (32 MiB per process), NC_MFC_SECONDS (90).
 # nc-timeout: 300
-. "${0%/*}/lib/nc.sh"
+NC_LIB=${0%/*}/lib/nc.sh
+[ -f "$NC_LIB" ] || { echo "FAIL: $NC_LIB missing (module-tests/tests/lib/ must be installed as /tests/lib/)"; exit 1; }
+. "$NC_LIB"
 
 MB=${NC_MFC_MB:-32}
 SECS=${NC_MFC_SECONDS:-90}

@@ -5,7 +5,9 @@
 # numa_mfc --mbind-remote process still has <= 5% of its pages local.
 # Control: the same run without --mbind-remote is stock_balancer_migrates.
 # nc-timeout: 180
-. "${0%/*}/lib/nc.sh"
+NC_LIB=${0%/*}/lib/nc.sh
+[ -f "$NC_LIB" ] || { echo "FAIL: $NC_LIB missing (module-tests/tests/lib/ must be installed as /tests/lib/)"; exit 1; }
+. "$NC_LIB"
 
 MB=${NC_MFC_MB:-32}
 SECS=${NC_MFC_SECONDS:-15}

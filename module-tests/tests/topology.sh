@@ -8,7 +8,9 @@
 #     KASLR may put on any node: ~45 MiB seen for a distro kernel), the
 #     struct page array (~1.6%) and the firmware holes below 1 MiB.
 # nc-timeout: 60
-. "${0%/*}/lib/nc.sh"
+NC_LIB=${0%/*}/lib/nc.sh
+[ -f "$NC_LIB" ] || { echo "FAIL: $NC_LIB missing (module-tests/tests/lib/ must be installed as /tests/lib/)"; exit 1; }
+. "$NC_LIB"
 
 [ -n "$NC_NODES" ] && [ -n "$NC_CPUS_PER_NODE" ] && [ -n "$NC_MEM_PER_NODE_MB" ] ||
 	nc_skip "NC_NODES/NC_CPUS_PER_NODE/NC_MEM_PER_NODE_MB not set by the runner"

@@ -3,7 +3,9 @@
 # (numa_hint_faults, numa_hint_faults_local, numa_pages_migrated,
 # numa_pte_updates, numa_huge_pte_updates) with numeric values.
 # nc-timeout: 30
-. "${0%/*}/lib/nc.sh"
+NC_LIB=${0%/*}/lib/nc.sh
+[ -f "$NC_LIB" ] || { echo "FAIL: $NC_LIB missing (module-tests/tests/lib/ must be installed as /tests/lib/)"; exit 1; }
+. "$NC_LIB"
 
 bad=0
 for k in numa_hint_faults numa_hint_faults_local numa_pages_migrated \
