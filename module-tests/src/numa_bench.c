@@ -352,7 +352,8 @@ static void run_proc(int i, int nthreads)
 		if (next > now)
 			usleep((next - now) * 1000);
 		now = nu_now_ms();
-		stopping = atomic_load(&st->stop) || now - t0 >= (uint64_t)opt.seconds * 1000;
+		stopping = atomic_load(&st->stop) || atomic_load(&st->failed) ||
+			   now - t0 >= (uint64_t)opt.seconds * 1000;
 
 		for (int t = 0; t < nthreads; t++) {
 			int n = atomic_load(&w[t].cur_node);

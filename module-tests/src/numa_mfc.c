@@ -394,7 +394,8 @@ static void run_proc(int i)
 		if (next > now)
 			usleep((next - now) * 1000);
 		now = nu_now_ms();
-		stopping = atomic_load(&st->stop) || now - t0 >= (uint64_t)opt.seconds * 1000;
+		stopping = atomic_load(&st->stop) || atomic_load(&st->failed) ||
+			   now - t0 >= (uint64_t)opt.seconds * 1000;
 
 		present = nu_page_nodes(region, region_len, counts, &absent);
 		if (present < 0)
