@@ -70,7 +70,9 @@ nc_mfc_converges() {
 
 # nc_class_of_workload PIDFILE: print "<private> <shared> <unknown>" counts
 # of the classes the module reports for the threads of the processes whose
-# pids are listed in PIDFILE, counting only threads with hinting faults.
+# pids are listed in PIDFILE, counting only the threads that write the
+# buffer (>= 100 pages of hinting faults; the main and sampler threads
+# fault on a few pages of their own).
 nc_class_of_workload() {
 	for pid in $(cat "$1"); do
 		ls /proc/"$pid"/task 2>/dev/null
@@ -78,7 +80,7 @@ nc_class_of_workload() {
 	awk 'NR == FNR { tid[$1] = 1; next }
 	{
 		for (i = 1; i <= NF; i++) { split($i, kv, "="); r[kv[1]] = kv[2] }
-		if (!(r["pid"] in tid) || r["private"] + r["shared"] == 0) next
+		if (!(r["pid"] in tid) || r["private"] + r["shared"] < 100) next
 		c[r["class"]]++
 		print "  " $0 > "/dev/stderr"
 	}
