@@ -290,10 +290,10 @@ static void run_proc(int i, int nthreads)
 
 	proc_idx = i;
 	buf_len = (size_t)opt.mb << 20;
-	buf = mmap(NULL, buf_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	buf = nu_mmap_aligned(buf_len, MAP_PRIVATE);
 	if (buf == MAP_FAILED)
 		fail("mmap", errno);
-	slice = (buf_len / nthreads) & ~(NU_PAGE_SIZE - 1);
+	slice = nu_slice_size(buf_len, nthreads);
 	if (!slice)
 		fail("buffer too small for the thread count", EINVAL);
 

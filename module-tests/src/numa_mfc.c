@@ -325,8 +325,7 @@ static void run_proc(int i)
 
 	if (!opt.map_shared) {
 		region_len = (size_t)opt.mb << 20;
-		region = mmap(NULL, region_len, PROT_READ | PROT_WRITE,
-			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		region = nu_mmap_aligned(region_len, MAP_PRIVATE);
 		if (region == MAP_FAILED)
 			die("mmap buffer", errno);
 	}
@@ -363,7 +362,7 @@ static void run_proc(int i)
 	}
 	t0 = atomic_load(&st->t0_ms);
 
-	slice = (region_len / opt.threads) & ~(NU_PAGE_SIZE - 1);
+	slice = nu_slice_size(region_len, opt.threads);
 	if (!opt.shared && slice == 0) {
 		fprintf(stderr, "numa_mfc: buffer too small for %d threads\n", opt.threads);
 		atomic_store(&st->failed, 1);
@@ -480,7 +479,7 @@ int main(int argc, char **argv)
 	if (opt.map_shared) {
 		size_t len = (size_t)opt.mb * opt.procs << 20;
 
-		shbuf = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		shbuf = nu_mmap_aligned(len, MAP_SHARED);
 		if (shbuf == MAP_FAILED) {
 			perror("numa_mfc: mmap shared buffer");
 			return 1;

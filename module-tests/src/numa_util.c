@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -453,6 +454,31 @@ double nu_locality(const long *counts, int node)
 	if (node < 0 || node >= NU_MAX_NODES)
 		return 0.0;
 	return nu_pct(counts[node], total);
+}
+
+void *nu_mmap_aligned(size_t len, int flags)
+{
+	size_t full = len + NU_HUGE_SIZE;
+	char *p = mmap(NULL, full, PROT_READ | PROT_WRITE, MAP_ANONYMOUS | flags, -1, 0);
+	uintptr_t a;
+
+	if (p == MAP_FAILED)
+		return p;
+	a = ((uintptr_t)p + NU_HUGE_SIZE - 1) & ~(NU_HUGE_SIZE - 1);
+	if (a > (uintptr_t)p)
+		munmap(p, a - (uintptr_t)p);
+	if ((uintptr_t)p + full > a + len)
+		munmap((void *)(a + len), (uintptr_t)p + full - (a + len));
+	return (void *)a;
+}
+
+size_t nu_slice_size(size_t len, int parts)
+{
+	size_t s = parts > 0 ? len / parts : 0;
+
+	if (s >= NU_HUGE_SIZE)
+		return s & ~(NU_HUGE_SIZE - 1);
+	return s & ~(NU_PAGE_SIZE - 1);
 }
 
 uint64_t nu_now_ms(void)

@@ -89,6 +89,16 @@ double nu_pct(long local, long total);
 /* counts[node] as a share of the present pages. */
 double nu_locality(const long *counts, int node);
 
+/* mmap(PROT_READ|PROT_WRITE, MAP_ANONYMOUS | @flags) of @len bytes whose
+ * start is aligned to NU_HUGE_SIZE (2 MiB), so transparent huge pages do not
+ * straddle slices cut at 2 MiB multiples.  MAP_FAILED on error (errno set). */
+#define NU_HUGE_SIZE (2UL << 20)
+void *nu_mmap_aligned(size_t len, int flags);
+/* Slice size for @parts parts of @len: a multiple of NU_HUGE_SIZE when each
+ * part gets at least that much, else a multiple of NU_PAGE_SIZE (0 if
+ * @len is too small). */
+size_t nu_slice_size(size_t len, int parts);
+
 /* Monotonic milliseconds. */
 uint64_t nu_now_ms(void);
 /* Format counts[0..nodes-1] as "a,b,c" into buf. */
