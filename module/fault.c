@@ -52,6 +52,7 @@ void numacore_fault_done(int last_cpu, int page_nid, int nr_pages, int flags)
 		return;
 
 	numacore_placement_update(p, nt);
+	nt->faulted = true;
 
 	priv = last_cpu < 0 || last_cpu == task_cpu(p);
 	nt->faults[2 * page_nid + priv] += nr_pages;

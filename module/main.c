@@ -31,6 +31,7 @@ struct numacore_task *numacore_task_get(struct task_struct *p)
 	nt->node_stamp = p->se.sum_exec_runtime;
 	nt->scan_period_ms = READ_ONCE(numacore_scan_period_min_ms);
 	nt->scan_seq = p->mm ? READ_ONCE(p->mm->numa_scan_seq) : 0;
+	nt->first_seq = nt->scan_seq;
 	/* As numa/core: the first classification need not wait to settle. */
 	nt->migrate_seq = READ_ONCE(numacore_settle_count);
 	nt->last_node = task_node(p);

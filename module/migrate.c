@@ -12,6 +12,10 @@
  *           a page moves to the faulting CPU's node only if its previous
  *           hinting fault came from that node too, which squares the
  *           probability of acting on an unlikely task<->page relation.
+ *           A page with no recorded last CPU (never hint-faulted since it
+ *           was allocated) has no first sample; with first_fault (the
+ *           default) it moves on its first fault as stock 6.1 lets it,
+ *           without it waits for a second sample.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -43,6 +47,8 @@ int numacore_fault_target(struct page *page, struct vm_area_struct *vma,
 	if (numacore_is_moron())
 		return this_nid;
 
+	if (last_cpu < 0 && READ_ONCE(numacore_feat_first_fault))
+		return this_nid;
 	if (last_cpu < 0 || cpu_to_node(last_cpu) != this_nid) {
 		/* Access miss: the previous sample came from elsewhere. */
 		numacore_stat_add(NUMACORE_STAT_MIGRATE_FILTERED, 1);

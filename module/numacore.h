@@ -28,6 +28,7 @@ extern unsigned int numacore_settle_count;
 extern bool numacore_feat_faults_up;
 extern bool numacore_feat_faults_down;
 extern bool numacore_feat_settle;
+extern bool numacore_feat_first_fault;
 
 int numacore_params_check(void);
 void numacore_params_loaded(void);
@@ -64,6 +65,8 @@ void numacore_stats_exit(void);
  * @node_stamp: task runtime (ns) when the last scan was requested
  * @scan_period_ms: current scan period, in task runtime
  * @scan_seq: mm scan sequence the fault vector was last decayed at
+ * @first_seq: mm scan sequence when the state was allocated
+ * @faulted: the task took a hinting fault since
  * @migrate_seq: scan sequences since the task last changed node
  * @last_node: node the task ran on at its last tick
  * @preferred_node: node with most faults, or NUMA_NO_NODE
@@ -76,6 +79,8 @@ struct numacore_task {
 	u64 node_stamp;
 	unsigned int scan_period_ms;
 	int scan_seq;
+	int first_seq;
+	bool faulted;
 	int migrate_seq;
 	int last_node;
 	int preferred_node;

@@ -13,13 +13,14 @@
 #include "numacore.h"
 
 int numacore_policy = NUMACORE_POLICY_NUMACORE;
-unsigned int numacore_scan_period_min_ms = 500;
-unsigned int numacore_scan_period_max_ms = 8000;
+unsigned int numacore_scan_period_min_ms = 250;
+unsigned int numacore_scan_period_max_ms = 60000;
 unsigned int numacore_scan_size_mb = 256;
 unsigned int numacore_settle_count = 2;
 bool numacore_feat_faults_up = true;
 bool numacore_feat_faults_down;
 bool numacore_feat_settle = true;
+bool numacore_feat_first_fault = true;
 
 /* Cross-parameter checks wait for the end of insmod's argument list. */
 static bool numacore_loaded;
@@ -111,10 +112,10 @@ static const struct kernel_param_ops numacore_uint_ops = {
 
 NUMACORE_UINT_PARAM(scan_period_min_ms, numacore_scan_period_min_ms,
 		    10, 3600000, numacore_check_period_min,
-		    "Shortest scan period in ms of task runtime, 10..3600000 and <= scan_period_max_ms (default 500)");
+		    "Shortest scan period in ms of task runtime, 10..3600000 and <= scan_period_max_ms (default 250)");
 NUMACORE_UINT_PARAM(scan_period_max_ms, numacore_scan_period_max_ms,
 		    10, 3600000, numacore_check_period_max,
-		    "Longest scan period in ms of task runtime, 10..3600000 and >= scan_period_min_ms (default 8000)");
+		    "Longest scan period in ms of task runtime, 10..3600000 and >= scan_period_min_ms (default 60000)");
 NUMACORE_UINT_PARAM(scan_size_mb, numacore_scan_size_mb, 1, 65536, NULL,
 		    "Present memory marked PROT_NONE per scan, in MiB, 1..65536 (default 256)");
 NUMACORE_UINT_PARAM(settle_count, numacore_settle_count, 1, 1000, NULL,
@@ -166,6 +167,8 @@ module_param_cb(faults_up, &numacore_feature_ops, &numacore_feat_faults_up, 0644
 MODULE_PARM_DESC(faults_up, "Load balancer: always allow a move to a node with more of the task's faults (default on)");
 module_param_cb(faults_down, &numacore_feature_ops, &numacore_feat_faults_down, 0644);
 MODULE_PARM_DESC(faults_down, "Load balancer: allow a move to the next-best node when the task must leave its node (default off)");
+module_param_cb(first_fault, &numacore_feature_ops, &numacore_feat_first_fault, 0644);
+MODULE_PARM_DESC(first_fault, "numacore: migrate a page with no recorded last CPU on its first hinting fault, as stock 6.1 does; off = strict two-sample filter (default on)");
 module_param_cb(settle, &numacore_feature_ops, &numacore_feat_settle, 0644);
 MODULE_PARM_DESC(settle, "Wait settle_count scan sequences before reclassifying a task or moving it (default on)");
 

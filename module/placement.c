@@ -7,8 +7,9 @@
  * shared when its shared faults are at least a quarter of its private
  * ones.  With the settle feature the class changes only after
  * settle_count sequences on one node (NUMA_SETTLE).  The scan period
- * backs off (doubles, up to scan_period_max_ms) while the faults of a
- * sequence are nearly all local, and halves again when they are not.
+ * backs off (x4, up to scan_period_max_ms) while the faults of a sequence
+ * are nearly all local, halves when they are not, and starts again from
+ * scan_period_min_ms when the task changes node.
  *
  * numacore (not moron) also places tasks: a settled task away from its
  * preferred node is moved there, and the load balancer is ordered so
@@ -26,6 +27,8 @@
 
 /* A sequence with at most 1 remote fault in 10 counts as converged. */
 #define NUMACORE_LOCAL_RATIO	10
+/* Converged memory needs no rescanning: back off fast. */
+#define NUMACORE_BACKOFF	4
 
 static bool numacore_settled(const struct numacore_task *nt)
 {
@@ -43,7 +46,7 @@ static void numacore_adapt_scan_period(struct numacore_task *nt)
 	if (local + remote == 0)
 		return;
 	if (remote * NUMACORE_LOCAL_RATIO <= local + remote)
-		period = min_t(unsigned int, period * 2, max);
+		period = min_t(unsigned int, period * NUMACORE_BACKOFF, max);
 	else
 		period = max_t(unsigned int, period / 2, min);
 	nt->scan_period_ms = clamp(period, min, max);

@@ -25,12 +25,20 @@
 
 /*
  * The task's scan period within the current parameters, so that a
- * parameter change applies at the next tick.
+ * parameter change applies at the next tick.  A task that took no hinting
+ * fault through a full pass over its mm touches nothing the scanner
+ * marks (a sampler, a waiting parent): it asks for scans at the longest
+ * period, so that it does not keep rescanning memory others converged.
  */
-static unsigned int numacore_scan_period(const struct numacore_task *nt)
+static unsigned int numacore_scan_period(const struct numacore_task *nt,
+					 struct mm_struct *mm)
 {
+	unsigned int max = READ_ONCE(numacore_scan_period_max_ms);
+
+	if (!nt->faulted && READ_ONCE(mm->numa_scan_seq) != nt->first_seq)
+		return max;
 	return clamp(nt->scan_period_ms, READ_ONCE(numacore_scan_period_min_ms),
-		     READ_ONCE(numacore_scan_period_max_ms));
+		     max);
 }
 
 /*
@@ -69,10 +77,11 @@ void numacore_task_tick(struct task_struct *curr)
 	if (node != nt->last_node) {
 		nt->last_node = node;
 		nt->migrate_seq = 0;	/* NUMA_SETTLE counts from here */
+		nt->scan_period_ms = READ_ONCE(numacore_scan_period_min_ms);
 	}
 
 	now = curr->se.sum_exec_runtime;
-	period = (u64)numacore_scan_period(nt) * NSEC_PER_MSEC;
+	period = (u64)numacore_scan_period(nt, curr->mm) * NSEC_PER_MSEC;
 	if (now - nt->node_stamp < period)
 		return;
 	if (!numacore_mm_scan_due(READ_ONCE(curr->mm->numa_next_scan)))
@@ -153,11 +162,14 @@ void numacore_scan(struct task_struct *p, struct numacore_task *nt)
 {
 	struct mm_struct *mm = p->mm;
 	unsigned long next = READ_ONCE(mm->numa_next_scan);
+	unsigned int period = nt->faulted ? numacore_scan_period(nt, mm) :
+			      READ_ONCE(numacore_scan_period_min_ms);
 
+	/* Only tasks that fault on the marked memory space the mm's scans. */
 	if (!numacore_mm_scan_due(next))
 		return;
 	if (cmpxchg(&mm->numa_next_scan, next,
-		    jiffies + msecs_to_jiffies(numacore_scan_period(nt))) != next)
+		    jiffies + msecs_to_jiffies(period)) != next)
 		return;
 	if (!mmap_read_trylock(mm))
 		return;
