@@ -65,7 +65,7 @@ cmdline="console=ttyS0 panic=-1 nctap=ttyS1"
 cmdline+=" ncnodes=$nodes nccpus=$cpus ncmem=$mem"
 [ -n "$append" ] && cmdline+=" $append"
 
-cmd=("$QEMU" -accel tcg -machine q35 -cpu max -nographic -no-reboot
+cmd=("$QEMU" -accel tcg -machine q35 -cpu max -nographic -no-reboot -nic none
      -serial mon:stdio -serial "file:$tap"
      -m "${total}M" -smp "$smp" "${numa[@]}"
      -kernel "$kernel" -initrd "$initrd" -append "$cmdline")
