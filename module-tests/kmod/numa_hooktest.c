@@ -103,9 +103,11 @@ struct hooktest_task {
 
 /*
  * Bytes allocated per task: at least sizeof(struct hooktest_task).  A leak
- * test makes it large (up to KMALLOC_MAX_CACHE_SIZE, so it stays slab
- * memory) so that task data the kernel failed to free shows in SUnreclaim.
+ * test makes it large so that task data the kernel failed to free shows in
+ * SUnreclaim (kmalloc() memory, from a slab or a large kmalloc, is counted
+ * there).
  */
+#define HOOKTEST_TASK_DATA_MAX	(64U << 10)
 static unsigned int task_data_size = sizeof(struct hooktest_task);
 module_param(task_data_size, uint, 0444);
 MODULE_PARM_DESC(task_data_size,
@@ -385,7 +387,7 @@ static int __init hooktest_init(void)
 	int rc;
 
 	if (task_data_size < sizeof(struct hooktest_task) ||
-	    task_data_size > KMALLOC_MAX_CACHE_SIZE)
+	    task_data_size > HOOKTEST_TASK_DATA_MAX)
 		return -EINVAL;
 
 	rc = numa_policy_register(&hooktest_ops);
