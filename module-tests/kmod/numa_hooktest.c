@@ -22,11 +22,17 @@
  *   VMAs PROT_NONE with change_prot_numa(), resuming where the task's
  *   previous pass stopped, and adds the PTEs changed to pages_marked.
  * - can_migrate counts and stays neutral.
+ * - Every callback checks the calling context the contract promises:
+ *   might_sleep() where it says "may sleep" (CONFIG_DEBUG_ATOMIC_SLEEP
+ *   then reports a violation), and context_errors counts callbacks that
+ *   run preemptible or with IRQs on where the contract says they cannot,
+ *   or for a task other than current where it says @p is current.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
 #include <linux/debugfs.h>
+#include <linux/irqflags.h>
 #include <linux/kernel.h>
 #include <linux/mempolicy.h>
 #include <linux/mm.h>
@@ -34,9 +40,11 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/numa_policy.h>
+#include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/smp.h>
 #include <linux/string.h>
 #include <linux/topology.h>
 #include <linux/uaccess.h>
@@ -66,6 +74,7 @@ enum hooktest_counter {
 	HT_FAULT_MIGRATE_FAIL,
 	HT_FAULT_HUGE,
 	HT_FAULT_LAST_CPU_KNOWN,
+	HT_CONTEXT_ERRORS,
 	HT_NR_COUNTERS,
 };
 
@@ -86,6 +95,7 @@ static const char * const hooktest_names[HT_NR_COUNTERS] = {
 	[HT_FAULT_MIGRATE_FAIL]	  = "fault_migrate_fail",
 	[HT_FAULT_HUGE]		  = "fault_huge",
 	[HT_FAULT_LAST_CPU_KNOWN] = "fault_last_cpu_known",
+	[HT_CONTEXT_ERRORS]	  = "context_errors",
 };
 
 static atomic64_t hooktest_counts[HT_NR_COUNTERS];
@@ -117,6 +127,9 @@ static int hooktest_fault_target(struct page *page, struct vm_area_struct *vma,
 				 int cpu, int page_nid)
 {
 	hooktest_count(HT_FAULT_TARGET, 1);
+	/* page table lock held (preemptible() is 0 without PREEMPT_COUNT) */
+	if (preemptible() || cpu != raw_smp_processor_id())
+		hooktest_count(HT_CONTEXT_ERRORS, 1);
 	numa_policy_page_xchg_last_cpu(page, cpu);
 	return cpu_to_node(cpu);
 }
@@ -124,6 +137,7 @@ static int hooktest_fault_target(struct page *page, struct vm_area_struct *vma,
 static void hooktest_fault_done(int last_cpu, int page_nid, int nr_pages,
 				int flags)
 {
+	might_sleep();
 	hooktest_count(HT_FAULT_DONE, 1);
 	if (flags & NUMA_POLICY_FAULT_LOCAL)
 		hooktest_count(HT_FAULT_LOCAL, 1);
@@ -144,6 +158,8 @@ static void hooktest_task_tick(struct task_struct *curr)
 	u64 last = 0;
 
 	hooktest_count(HT_TASK_TICK, 1);
+	if (!irqs_disabled() || curr != current)
+		hooktest_count(HT_CONTEXT_ERRORS, 1);
 	if (!curr->mm || (curr->flags & (PF_EXITING | PF_KTHREAD)))
 		return;
 	ht = numa_policy_task_data(curr);
@@ -226,7 +242,10 @@ static void hooktest_task_work(struct task_struct *p)
 {
 	struct hooktest_task *ht;
 
+	might_sleep();
 	hooktest_count(HT_TASK_WORK, 1);
+	if (p != current)
+		hooktest_count(HT_CONTEXT_ERRORS, 1);
 	if (!p->mm || (p->flags & (PF_EXITING | PF_KTHREAD)))
 		return;
 
@@ -251,12 +270,17 @@ static enum numa_policy_lb_verdict
 hooktest_can_migrate(struct task_struct *p, const struct numa_policy_lb_ctx *ctx)
 {
 	hooktest_count(HT_CAN_MIGRATE, 1);
+	if (!irqs_disabled())
+		hooktest_count(HT_CONTEXT_ERRORS, 1);
 	return NUMA_POLICY_LB_NEUTRAL;
 }
 
 static void hooktest_task_fork(struct task_struct *p)
 {
+	might_sleep();
 	hooktest_count(HT_TASK_FORK, 1);
+	if (p == current)
+		hooktest_count(HT_CONTEXT_ERRORS, 1);
 }
 
 static void hooktest_task_free(struct task_struct *p)

@@ -103,6 +103,7 @@ done | sort | uniq -c | awk '{ printf "cpu%s:%s ", $2, $1 }')
 say "$nloops busy loops on $ncpu CPUs after ${RUN_S}s: $dist"
 say "can_migrate calls: pinned=$c0 total=$c1 after-unpin=$((c1 - c0))"
 sed 's/^/  /' "$DBG/counts"
+cerr=$(ht_count context_errors)
 
 for p in $BG_PIDS; do kill "$p"; done
 for p in $BG_PIDS; do wait "$p" 2>/dev/null; done
@@ -110,5 +111,6 @@ BG_PIDS=
 rmmod numa_hooktest || die "rmmod numa_hooktest failed"
 check_dmesg
 [ $((c1 - c0)) -gt 0 ] || die "can_migrate never called while the balancer spread $nloops loops"
+[ "${cerr:-0}" -eq 0 ] || die "context_errors=$cerr: a callback ran in a context the contract excludes"
 say "PASS"
 exit 0

@@ -110,6 +110,8 @@ for c in fault_target fault_done task_tick task_work pages_marked; do
 	[ "${v:-0}" -gt 0 ] || { say "$c count is ${v:-missing}, want > 0"; fail=1; }
 done
 [ "$d_hint" -gt 0 ] || { say "numa_hint_faults did not grow"; fail=1; }
+v=$(ht_count context_errors)
+[ "${v:-0}" -eq 0 ] || { say "context_errors=$v: a callback ran in a context the contract excludes"; fail=1; }
 [ "$d_mig" -gt 0 ] || { say "numa_pages_migrated did not grow"; fail=1; }
 
 rmmod numa_hooktest || die "rmmod numa_hooktest failed"
