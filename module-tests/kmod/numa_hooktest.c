@@ -12,10 +12,10 @@
  * - fault_target records the faulting CPU in the page and asks for the
  *   page to move to the faulting CPU's node (memory follows CPU).
  * - task_tick queues the scan work for a user task that has run for at
- *   least HOOKTEST_SCAN_RUNTIME_NS of its own runtime since its last scan.
+ *   least scan_delay_ms (default 100) of its own runtime since its last scan.
  *   The tick runs under the runqueue lock and must not allocate, so it
  *   only reads the per-task state; a task without state counts from a
- *   runtime of 0 (so its first scan comes after 100 ms of runtime) and
+ *   runtime of 0 (so its first scan comes after scan_delay_ms) and
  *   the task_work, which may sleep, allocates the state with GFP_KERNEL.
  *   The kernel frees the state on task free and on unregistration.
  * - task_work marks up to HOOKTEST_SCAN_BYTES of the task's migratable
@@ -27,6 +27,9 @@
  *   then reports a violation), and context_errors counts callbacks that
  *   run preemptible or with IRQs on where the contract says they cannot,
  *   or for a task other than current where it says @p is current.
+ * - Task data records the registration (generation) that allocated it;
+ *   stale_task_data counts callbacks that find data of an earlier
+ *   registration, which numa_policy_unregister() promises to have freed.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -53,7 +56,6 @@
 #error "numa_hooktest needs a kernel with CONFIG_NUMA_POLICY_HOOKS"
 #endif
 
-#define HOOKTEST_SCAN_RUNTIME_NS	(100 * NSEC_PER_MSEC)
 #define HOOKTEST_SCAN_BYTES		(64UL << 20)
 
 enum hooktest_counter {
@@ -75,6 +77,8 @@ enum hooktest_counter {
 	HT_FAULT_HUGE,
 	HT_FAULT_LAST_CPU_KNOWN,
 	HT_CONTEXT_ERRORS,
+	HT_STALE_TASK_DATA,
+	HT_STALE_TASK_DATA_FREE,
 	HT_NR_COUNTERS,
 };
 
@@ -96,6 +100,8 @@ static const char * const hooktest_names[HT_NR_COUNTERS] = {
 	[HT_FAULT_HUGE]		  = "fault_huge",
 	[HT_FAULT_LAST_CPU_KNOWN] = "fault_last_cpu_known",
 	[HT_CONTEXT_ERRORS]	  = "context_errors",
+	[HT_STALE_TASK_DATA]	  = "stale_task_data",
+	[HT_STALE_TASK_DATA_FREE] = "stale_task_data_in_task_free",
 };
 
 static atomic64_t hooktest_counts[HT_NR_COUNTERS];
@@ -109,7 +115,33 @@ static void hooktest_count(enum hooktest_counter c, s64 n)
 struct hooktest_task {
 	u64 last_scan_runtime;		/* se.sum_exec_runtime at last scan */
 	unsigned long scan_offset;	/* where the next pass starts */
+	unsigned int gen;		/* hooktest_gen when allocated */
 };
+
+/* Bumped before every registration of hooktest_ops. */
+static atomic_t hooktest_gen = ATOMIC_INIT(0);
+
+static unsigned int scan_delay_ms = 100;
+module_param(scan_delay_ms, uint, 0444);
+MODULE_PARM_DESC(scan_delay_ms,
+		 "task runtime between scans, and before the first (ms)");
+
+/*
+ * @p's data, counting it if an earlier registration left it behind
+ * (@in_free: asked from task_free).
+ */
+static struct hooktest_task *hooktest_task_data(struct task_struct *p,
+						bool in_free)
+{
+	struct hooktest_task *ht = numa_policy_task_data(p);
+
+	if (ht && READ_ONCE(ht->gen) != atomic_read(&hooktest_gen)) {
+		hooktest_count(HT_STALE_TASK_DATA, 1);
+		if (in_free)
+			hooktest_count(HT_STALE_TASK_DATA_FREE, 1);
+	}
+	return ht;
+}
 
 /*
  * Bytes allocated per task: at least sizeof(struct hooktest_task).  A leak
@@ -160,12 +192,13 @@ static void hooktest_task_tick(struct task_struct *curr)
 	hooktest_count(HT_TASK_TICK, 1);
 	if (!irqs_disabled() || curr != current)
 		hooktest_count(HT_CONTEXT_ERRORS, 1);
+	ht = hooktest_task_data(curr, false);
 	if (!curr->mm || (curr->flags & (PF_EXITING | PF_KTHREAD)))
 		return;
-	ht = numa_policy_task_data(curr);
 	if (ht)
 		last = READ_ONCE(ht->last_scan_runtime);
-	if (curr->se.sum_exec_runtime - last < HOOKTEST_SCAN_RUNTIME_NS)
+	if (curr->se.sum_exec_runtime - last <
+	    (u64)scan_delay_ms * NSEC_PER_MSEC)
 		return;
 	if (numa_policy_queue_task_work(curr))
 		hooktest_count(HT_TASK_WORK_QUEUED, 1);
@@ -249,11 +282,12 @@ static void hooktest_task_work(struct task_struct *p)
 	if (!p->mm || (p->flags & (PF_EXITING | PF_KTHREAD)))
 		return;
 
-	ht = numa_policy_task_data(p);
+	ht = hooktest_task_data(p, false);
 	if (!ht) {
 		ht = kzalloc(task_data_size, GFP_KERNEL);
 		if (!ht)
 			return;
+		ht->gen = atomic_read(&hooktest_gen);
 		if (!numa_policy_set_task_data(p, ht)) {
 			kfree(ht);
 			ht = numa_policy_task_data(p);
@@ -270,6 +304,7 @@ static enum numa_policy_lb_verdict
 hooktest_can_migrate(struct task_struct *p, const struct numa_policy_lb_ctx *ctx)
 {
 	hooktest_count(HT_CAN_MIGRATE, 1);
+	hooktest_task_data(p, false);
 	if (!irqs_disabled())
 		hooktest_count(HT_CONTEXT_ERRORS, 1);
 	return NUMA_POLICY_LB_NEUTRAL;
@@ -286,6 +321,7 @@ static void hooktest_task_fork(struct task_struct *p)
 static void hooktest_task_free(struct task_struct *p)
 {
 	hooktest_count(HT_TASK_FREE, 1);
+	hooktest_task_data(p, true);
 }
 
 static struct numa_policy_ops hooktest_ops = {
@@ -386,6 +422,8 @@ static ssize_t hooktest_ctl_write(struct file *file, const char __user *ubuf,
 		}
 		hooktest_rc_unregister = rc;
 	} else if (!strcmp(cmd, "register")) {
+		if (!hooktest_registered)
+			atomic_inc(&hooktest_gen);
 		rc = numa_policy_register(&hooktest_ops);
 		if (!rc)
 			hooktest_registered = true;
@@ -414,6 +452,7 @@ static int __init hooktest_init(void)
 	    task_data_size > HOOKTEST_TASK_DATA_MAX)
 		return -EINVAL;
 
+	atomic_inc(&hooktest_gen);
 	rc = numa_policy_register(&hooktest_ops);
 	if (rc) {
 		pr_err("cannot register the NUMA policy: %d\n", rc);
