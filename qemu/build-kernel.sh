@@ -25,6 +25,7 @@ APPLIED=$BUILD/applied
 FRAGMENT=$TOP/qemu/guest.config
 JOBS=${JOBS:-$(nproc)}
 
+. "$TOP/qemu/lib.sh"
 log() { echo "kernel: $*"; }
 die() { echo "kernel: ERROR: $*" >&2; exit 1; }
 
@@ -48,17 +49,11 @@ mkdir -p "$APPLIED"
 [ -f "$APPLIED/series" ] || : > "$APPLIED/series"
 
 # ------------------------------------------------------------ patch sync ---
-# Wanted series: non-empty, non-comment lines of hooks-patch/series.
-wanted=()
-if [ -f "$SERIES" ]; then
-	while IFS= read -r line || [ -n "$line" ]; do
-		line=${line%%#*}
-		line=$(echo "$line" | xargs)   # trim
-		[ -n "$line" ] || continue
-		[ -f "$PATCHDIR/$line" ] || die "series lists '$line' but $PATCHDIR/$line does not exist"
-		wanted+=("$line")
-	done < "$SERIES"
-fi
+# Wanted series: the entries of hooks-patch/series (missing file: none).
+mapfile -t wanted < <(read_series "$SERIES")
+for p in ${wanted[@]+"${wanted[@]}"}; do
+	[ -f "$PATCHDIR/$p" ] || die "series lists '$p' but $PATCHDIR/$p does not exist"
+done
 
 series_hash() {
 	{
@@ -74,14 +69,23 @@ have_hash=$(cat "$APPLIED/hash" 2>/dev/null || true)
 
 if [ "$want_hash" != "$have_hash" ]; then
 	rm -f "$APPLIED/hash"
-	# Reverse-apply what is in the tree now, newest first, from saved copies.
 	mapfile -t have < "$APPLIED/series"
-	for ((i = ${#have[@]} - 1; i >= 0; i--)); do
+	# Keep the common prefix: patches applied in the same position with the
+	# same content as the repo copy stay in the tree.
+	keep=0
+	while [ "$keep" -lt "${#have[@]}" ] && [ "$keep" -lt "${#wanted[@]}" ] &&
+	      [ "${have[keep]}" = "${wanted[keep]}" ] &&
+	      cmp -s "$APPLIED/${have[keep]}" "$PATCHDIR/${wanted[keep]}"; do
+		keep=$((keep + 1))
+	done
+	# Reverse-apply the rest, newest first, from the saved copies.
+	for ((i = ${#have[@]} - 1; i >= keep; i--)); do
 		p=${have[i]}
 		log "reverting $p"
 		if ! patch -d "$TREE" -p1 -R -s -N --dry-run < "$APPLIED/$p" >/dev/null 2>&1; then
 			log "cannot cleanly revert $p; re-unpacking a pristine tree"
 			unpack
+			keep=0
 			break
 		fi
 		patch -d "$TREE" -p1 -R -s -N < "$APPLIED/$p"
@@ -89,7 +93,7 @@ if [ "$want_hash" != "$have_hash" ]; then
 		head -n "$i" "$APPLIED/series" > "$APPLIED/series.new"
 		mv "$APPLIED/series.new" "$APPLIED/series"
 	done
-	for p in ${wanted[@]+"${wanted[@]}"}; do
+	for p in ${wanted[@]+"${wanted[@]:keep}"}; do
 		log "applying $p"
 		if ! out=$(patch -d "$TREE" -p1 -N --dry-run < "$PATCHDIR/$p" 2>&1); then
 			echo "$out" >&2
@@ -101,7 +105,7 @@ if [ "$want_hash" != "$have_hash" ]; then
 		echo "$p" >> "$APPLIED/series"
 	done
 	echo "$want_hash" > "$APPLIED/hash"
-	log "series in sync (${#wanted[@]} patches)"
+	log "series in sync (${#wanted[@]} patches, $keep kept applied)"
 else
 	log "patch series unchanged (${#wanted[@]} patches)"
 fi

@@ -35,14 +35,8 @@ echo "TAP version 13"
 
 # ------------------------------------------------------------ checkpatch ---
 CHECKPATCH=$TREE/scripts/checkpatch.pl
-patches=()
-if [ -f "$TOP/hooks-patch/series" ]; then
-	while IFS= read -r line || [ -n "$line" ]; do
-		line=${line%%#*}
-		line=$(echo "$line" | xargs)
-		[ -n "$line" ] && patches+=("$line")
-	done < "$TOP/hooks-patch/series"
-fi
+. "$TOP/qemu/lib.sh"
+mapfile -t patches < <(read_series "$TOP/hooks-patch/series")
 if [ ! -x "$CHECKPATCH" ]; then
 	echo "# $CHECKPATCH missing (make kernel)"
 	result "not ok" checkpatch
