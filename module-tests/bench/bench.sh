@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# module-tests/bench/bench.sh - host side of `make bench`.
+#
+#   module-tests/bench/bench.sh            full: every workload x every arm,
+#                                          2-node and 4-node guests, plus the
+#                                          "cost when unused" microbenchmark
+#   QUICK=1 module-tests/bench/bench.sh    2 nodes, 2 workloads, short runs
+#
+# Needs build/bzImage and build/initramfs.cpio (make initramfs).  Writes
+# build/bench/: results.csv, results.md, locality.png (+ locality.dat,
+# raw/<config>.tap, logs) and prints results.md.
+#
+# Environment knobs (all optional):
+#   QUICK=1            quick mode (see above)
+#   NODES="2 4"        guest node counts (QUICK: 2)
+#   BENCH_MB=320       MiB per process of the numa0x / mfc workloads (numad
+#                      only considers processes with RSS > 300 MiB)
+#   BENCH_SECS=25      seconds per run (mfc_remote_128: BENCH_SECS_128=40)
+#   BENCH_ARMS="off stock numad moron numacore"   arms besides hard-bind
+#   BENCH_COST=0|1     run the cost microbenchmark (default: 1 unless QUICK)
+#   BENCH_CPUS=2       vCPUs per node;  BENCH_MEM=1024 MiB per node
+set -euo pipefail
+
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+SRC=$TOP/module-tests/bench
+OUT=$TOP/build/bench
+QUICK=${QUICK:-}
+[ "$QUICK" = 0 ] && QUICK=
+if [ -n "$QUICK" ]; then
+	NODES=${NODES:-2}
+	BENCH_SECS=${BENCH_SECS:-20}
+	BENCH_COST=${BENCH_COST:-0}
+else
+	NODES=${NODES:-2 4}
+	BENCH_SECS=${BENCH_SECS:-25}
+	BENCH_COST=${BENCH_COST:-1}
+fi
+BENCH_MB=${BENCH_MB:-320}
+BENCH_SECS_128=${BENCH_SECS_128:-40}
+BENCH_ARMS=${BENCH_ARMS:-off stock numad moron numacore}
+BENCH_CPUS=${BENCH_CPUS:-2}
+BENCH_MEM=${BENCH_MEM:-1024}
+log() { echo "bench: $*" >&2; }
+die() { echo "bench: ERROR: $*" >&2; exit 1; }
+
+start_all=$(date +%s)
+for f in "$TOP/build/bzImage" "$TOP/build/initramfs.cpio"; do
+	[ -f "$f" ] || die "$f missing (make initramfs)"
+done
+mkdir -p "$OUT/bin" "$OUT/raw"
+rm -f "$OUT"/raw/*.tap "$OUT"/results.* "$OUT"/locality.*
+
+# --- tools ------------------------------------------------------------------
+CC=${CC:-gcc}
+$CC -O2 -Wall -static -o "$OUT/bin/bench_run" "$SRC/bench_run.c"
+$CC -O2 -Wall -static -o "$OUT/bin/costbench" "$SRC/costbench.c"
+$CC -O2 -Wall -shared -fPIC -o "$OUT/bin/numad_shim.so" "$SRC/numad_shim.c" -ldl
+
+# --- plans ------------------------------------------------------------------
+# plan_line WORKLOAD ARM COMMAND...
+plan_workloads() {
+	local mb=$BENCH_MB s=$BENCH_SECS arm shapes starts
+	if [ -n "$QUICK" ]; then
+		shapes="numa01"
+		starts="inverse"
+	else
+		shapes="numa01 numa01_THREAD_ALLOC numa02 numa02_SMT"
+		starts="none inverse"
+	fi
+	# memory follows CPU, 128 MiB per process (issue #4 figures)
+	for arm in $BENCH_ARMS; do
+		[ -n "$QUICK" ] && [ "$arm" = numad ] && continue   # below numad's 300 MiB threshold anyway
+		echo "mfc_remote_128 $arm numa_mfc --procs 2 --mb 128 --start remote --seconds $BENCH_SECS_128"
+	done
+	echo "mfc_remote_128_HARD_BIND hard-bind numa_mfc --procs 2 --mb 128 --start local --seconds $BENCH_SECS_128"
+	for shape in $shapes; do
+		for st in $starts; do
+			local name=$shape
+			[ "$st" = inverse ] && name=${shape}_INVERSE_BIND
+			for arm in $BENCH_ARMS; do
+				echo "$name $arm numa_bench --bench $shape --bind $st --mb $mb --seconds $s"
+			done
+		done
+		echo "${shape}_HARD_BIND hard-bind numa_bench --bench $shape --bind hard --mb $mb --seconds $s"
+	done
+	if [ -z "$QUICK" ]; then
+		for st in remote cpu-follows; do
+			for arm in $BENCH_ARMS; do
+				echo "mfc_${st/-/_} $arm numa_mfc --procs 2 --mb $mb --start $st --seconds $s"
+			done
+		done
+		echo "mfc_HARD_BIND hard-bind numa_mfc --procs 2 --mb $mb --start local --seconds $s"
+	fi
+}
+
+plan_cost() {
+	local arm=$1 i
+	for i in 1 2 3 4 5; do
+		echo "cost_$2 $arm costbench --seconds 3"
+	done
+}
+
+# make_initrd NAME PLANFILE: build/initramfs.cpio + an overlay archive
+# (concatenated newc archives; the kernel unpacks them in order).
+make_initrd() {
+	local name=$1 plan=$2 stage=$OUT/stage-$1
+	rm -rf "$stage"
+	mkdir -p "$stage/bin" "$stage/tests" "$stage/bench"
+	install -m 0755 "$OUT/bin/bench_run" "$OUT/bin/costbench" "$stage/bin/"
+	install -m 0755 "$SRC/bench_guest.sh" "$stage/tests/bench_guest.sh"
+	install -m 0644 "$OUT/bin/numad_shim.so" "$stage/bench/numad_shim.so"
+	install -m 0644 "$plan" "$stage/bench/plan"
+	(cd "$stage" && find . -mindepth 1 | LC_ALL=C sort |
+		cpio --quiet -o -H newc -R 0:0 > "$OUT/overlay-$name.cpio")
+	cat "$TOP/build/initramfs.cpio" "$OUT/overlay-$name.cpio" > "$OUT/initramfs-$name.cpio"
+	rm -rf "$stage"
+}
+
+# boot_plan NAME NODES KERNEL PLANFILE: one guest boot running the plan.
+boot_plan() {
+	local name=$1 nodes=$2 kernel=$3 plan=$4 nruns secs t0 rc=0
+	make_initrd "$name" "$plan"
+	nruns=$(grep -c . "$plan")
+	# budget: run seconds + 40 s per run (first touch, setup, output) + 120
+	secs=$(awk '{ for (i = 1; i <= NF; i++) if ($i == "--seconds") s += $(i + 1) } END { print s + 0 }' "$plan")
+	t0=$(date +%s)
+	log "boot $name: $nodes nodes x $BENCH_CPUS vCPUs x ${BENCH_MEM} MiB, $nruns runs, kernel ${kernel#$TOP/}"
+	"$TOP/qemu/boot.sh" --name "bench-$name" --nodes "$nodes" --cpus-per-node "$BENCH_CPUS" \
+		--mem-per-node "$BENCH_MEM" --tests bench_guest --kernel "$kernel" \
+		--initrd "$OUT/initramfs-$name.cpio" --timeout $((secs + nruns * 40 + 120)) \
+		--append "nctimeout=$((secs + nruns * 40 + 60))" --quiet || rc=$?
+	cp "$TOP/build/logs/bench-$name.tap" "$OUT/raw/$name.tap" 2>/dev/null || true
+	log "boot $name: exit $rc after $(( $(date +%s) - t0 ))s (console: build/logs/bench-$name.log)"
+	rm -f "$OUT/initramfs-$name.cpio" "$OUT/overlay-$name.cpio"
+	return 0
+}
+
+for n in $NODES; do
+	plan_workloads > "$OUT/plan-n$n"
+	boot_plan "n$n" "$n" "$TOP/build/bzImage" "$OUT/plan-n$n"
+done
+
+if [ "$BENCH_COST" = 1 ]; then
+	if bash "$SRC/stock-kernel.sh"; then
+		plan_cost cost-idle unpatched > "$OUT/plan-cost-stock"
+		boot_plan cost-stock 2 "$TOP/build/stock-kernel/bzImage" "$OUT/plan-cost-stock"
+	else
+		log "unpatched kernel build failed: cost row (a) not available"
+	fi
+	{ plan_cost cost-idle patched_no_policy; plan_cost cost-loaded patched_numacore_idle; } > "$OUT/plan-cost-patched"
+	boot_plan cost-patched 2 "$TOP/build/bzImage" "$OUT/plan-cost-patched"
+fi
+
+python3 "$SRC/report.py" --out "$OUT" --arms "$BENCH_ARMS" --quick "${QUICK:-0}" \
+	--wall $(( $(date +%s) - start_all )) "$OUT"/raw/*.tap
+if command -v gnuplot >/dev/null 2>&1 && [ -s "$OUT/locality.dat" ]; then
+	(cd "$OUT" && gnuplot "$SRC/locality.gp") || log "gnuplot failed"
+else
+	log "gnuplot missing (apt-get install -y gnuplot-nox) or no data: no locality.png"
+fi
+cat "$OUT/results.md"
+log "done in $(( $(date +%s) - start_all ))s: build/bench/results.{csv,md}, build/bench/locality.png"
