@@ -94,6 +94,17 @@ shell: initramfs
 check: initramfs
 	@qemu/check.sh
 
+# --- placement benchmark (module-tests/bench/, issue #5) --------------------
+# `make bench`: every workload x arm on 2- and 4-node guests + cost of the
+# hooks when unused; `make bench QUICK=1`: 2 nodes, 2 workloads (< 10 min).
+# Results in build/bench/ (results.csv, results.md, locality.png).
+.PHONY: bench bench-clean
+bench: initramfs
+	@QUICK=$(QUICK) NODES="$(NODES)" module-tests/bench/bench.sh
+
+bench-clean:
+	rm -rf $(BUILD)/bench $(BUILD)/stock-kernel
+
 # --- housekeeping ----------------------------------------------------------
 clean:
 	@for d in $(MODULE_DIRS); do \
