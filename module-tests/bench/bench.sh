@@ -18,7 +18,9 @@
 #   BENCH_SECS=25      seconds per run (mfc_remote_128: BENCH_SECS_128=40)
 #   BENCH_ARMS="off stock numad moron numacore"   arms besides hard-bind
 #   BENCH_COST=0|1     run the cost microbenchmark (default: 1 unless QUICK)
-#   BENCH_CPUS=2       vCPUs per node;  BENCH_MEM=1024 MiB per node
+#   BENCH_PLAN_FILE=F use plan F (lines "<workload> <arm> <command...>")
+#                      instead of the generated one
+#   BENCH_CPUS=2       vCPUs per node (default 2, and 1 on 4-node guests);  BENCH_MEM=1024 MiB per node
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -29,6 +31,7 @@ QUICK=${QUICK:-}
 if [ -n "$QUICK" ]; then
 	NODES=${NODES:-2}
 	BENCH_SECS=${BENCH_SECS:-20}
+	BENCH_SECS_128=${BENCH_SECS_128:-30}
 	BENCH_COST=${BENCH_COST:-0}
 else
 	NODES=${NODES:-2 4}
@@ -38,6 +41,7 @@ fi
 BENCH_MB=${BENCH_MB:-320}
 BENCH_SECS_128=${BENCH_SECS_128:-40}
 BENCH_ARMS=${BENCH_ARMS:-off stock numad moron numacore}
+BENCH_CPUS_SET=${BENCH_CPUS:-}
 BENCH_CPUS=${BENCH_CPUS:-2}
 BENCH_MEM=${BENCH_MEM:-1024}
 log() { echo "bench: $*" >&2; }
@@ -59,7 +63,7 @@ $CC -O2 -Wall -shared -fPIC -o "$OUT/bin/numad_shim.so" "$SRC/numad_shim.c" -ldl
 # --- plans ------------------------------------------------------------------
 # plan_line WORKLOAD ARM COMMAND...
 plan_workloads() {
-	local mb=$BENCH_MB s=$BENCH_SECS arm shapes starts
+	local nodes=$1 mb=$BENCH_MB s=$BENCH_SECS arm shapes starts diag
 	if [ -n "$QUICK" ]; then
 		shapes="numa01"
 		starts="inverse"
@@ -77,7 +81,15 @@ plan_workloads() {
 		for st in $starts; do
 			local name=$shape
 			[ "$st" = inverse ] && name=${shape}_INVERSE_BIND
-			for arm in $BENCH_ARMS; do
+			diag=
+			# numad diagnostics (2-node guest, numa01 inverse only): numad
+			# without the shim's clock offset (real boot clock: "done too
+			# recently"), and in the full run also without any shim.
+			if [ "$nodes" = 2 ] && [ "$name" = numa01_INVERSE_BIND ] && [[ " $BENCH_ARMS " == *" numad "* ]]; then
+				diag=numad-noclock
+				[ -z "$QUICK" ] && diag="numad-noshim numad-noclock"
+			fi
+			for arm in $BENCH_ARMS $diag; do
 				echo "$name $arm numa_bench --bench $shape --bind $st --mb $mb --seconds $s"
 			done
 		done
@@ -112,7 +124,7 @@ make_initrd() {
 	install -m 0644 "$plan" "$stage/bench/plan"
 	(cd "$stage" && find . -mindepth 1 | LC_ALL=C sort |
 		cpio --quiet -o -H newc -R 0:0 > "$OUT/overlay-$name.cpio")
-	cat "$TOP/build/initramfs.cpio" "$OUT/overlay-$name.cpio" > "$OUT/initramfs-$name.cpio"
+	cat "$BASE_INITRD" "$OUT/overlay-$name.cpio" > "$OUT/initramfs-$name.cpio"
 	rm -rf "$stage"
 }
 
@@ -124,8 +136,8 @@ boot_plan() {
 	# budget: run seconds + 40 s per run (first touch, setup, output) + 120
 	secs=$(awk '{ for (i = 1; i <= NF; i++) if ($i == "--seconds") s += $(i + 1) } END { print s + 0 }' "$plan")
 	t0=$(date +%s)
-	log "boot $name: $nodes nodes x $BENCH_CPUS vCPUs x ${BENCH_MEM} MiB, $nruns runs, kernel ${kernel#$TOP/}"
-	"$TOP/qemu/boot.sh" --name "bench-$name" --nodes "$nodes" --cpus-per-node "$BENCH_CPUS" \
+	log "boot $name: $nodes nodes x ${BENCH_CPUS_NODE:-$BENCH_CPUS} vCPUs x ${BENCH_MEM} MiB, $nruns runs, kernel ${kernel#$TOP/}"
+	"$TOP/qemu/boot.sh" --name "bench-$name" --nodes "$nodes" --cpus-per-node "${BENCH_CPUS_NODE:-$BENCH_CPUS}" \
 		--mem-per-node "$BENCH_MEM" --tests bench_guest --kernel "$kernel" \
 		--initrd "$OUT/initramfs-$name.cpio" --timeout $((secs + nruns * 40 + 120)) \
 		--append "nctimeout=$((secs + nruns * 40 + 60))" --quiet || rc=$?
@@ -135,9 +147,34 @@ boot_plan() {
 	return 0
 }
 
+# report: (re)write results.* and locality.png from the boots so far, so an
+# interrupted run still leaves the finished boots' numbers.
+report() {
+	python3 "$SRC/report.py" --out "$OUT" --arms "$BENCH_ARMS" --quick "${QUICK:-0}" \
+		--wall $(( $(date +%s) - start_all )) "$OUT"/raw/*.tap || log "report failed"
+	if command -v gnuplot >/dev/null 2>&1 && [ -s "$OUT/locality.dat" ]; then
+		(cd "$OUT" && gnuplot "$SRC/locality.gp") || log "gnuplot failed"
+	else
+		log "gnuplot missing (apt-get install -y gnuplot-nox) or no data: no locality.png"
+	fi
+}
+
+# Snapshot kernel + initramfs: colleagues may rebuild them while we run.
+cp "$TOP/build/bzImage" "$OUT/bzImage"
+cp "$TOP/build/initramfs.cpio" "$OUT/base-initramfs.cpio"
+BASE_INITRD=$OUT/base-initramfs.cpio
+
 for n in $NODES; do
-	plan_workloads > "$OUT/plan-n$n"
-	boot_plan "n$n" "$n" "$TOP/build/bzImage" "$OUT/plan-n$n"
+	if [ -n "${BENCH_PLAN_FILE:-}" ]; then
+		cp "$BENCH_PLAN_FILE" "$OUT/plan-n$n"
+	else
+		plan_workloads "$n" > "$OUT/plan-n$n"
+	fi
+	# same vCPU count on every shape: 4 nodes get 1 vCPU each
+	cpus=$BENCH_CPUS
+	[ "$n" -ge 4 ] && [ -z "${BENCH_CPUS_SET:-}" ] && cpus=1
+	BENCH_CPUS_NODE=$cpus boot_plan "n$n" "$n" "$OUT/bzImage" "$OUT/plan-n$n"
+	report
 done
 
 if [ "$BENCH_COST" = 1 ]; then
@@ -148,15 +185,9 @@ if [ "$BENCH_COST" = 1 ]; then
 		log "unpatched kernel build failed: cost row (a) not available"
 	fi
 	{ plan_cost cost-idle patched_no_policy; plan_cost cost-loaded patched_numacore_idle; } > "$OUT/plan-cost-patched"
-	boot_plan cost-patched 2 "$TOP/build/bzImage" "$OUT/plan-cost-patched"
+	boot_plan cost-patched 2 "$OUT/bzImage" "$OUT/plan-cost-patched"
 fi
 
-python3 "$SRC/report.py" --out "$OUT" --arms "$BENCH_ARMS" --quick "${QUICK:-0}" \
-	--wall $(( $(date +%s) - start_all )) "$OUT"/raw/*.tap
-if command -v gnuplot >/dev/null 2>&1 && [ -s "$OUT/locality.dat" ]; then
-	(cd "$OUT" && gnuplot "$SRC/locality.gp") || log "gnuplot failed"
-else
-	log "gnuplot missing (apt-get install -y gnuplot-nox) or no data: no locality.png"
-fi
+report
 cat "$OUT/results.md"
 log "done in $(( $(date +%s) - start_all ))s: build/bench/results.{csv,md}, build/bench/locality.png"

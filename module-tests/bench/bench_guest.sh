@@ -5,7 +5,7 @@
 #
 # Reads /bench/plan, one run per line:
 #     <workload> <arm> <command...>
-# arms: off | stock | numad | moron | numacore | hard-bind | cost-idle | cost-loaded
+# arms: off | stock | numad | numad-noshim | numad-noclock | moron | numacore | hard-bind | cost-idle | cost-loaded
 # For each line it sets the arm up, runs the command under bench_run (which
 # samples placement and counters every BENCH_INTERVAL_MS, default 500), tears
 # the arm down and prints everything bench_run printed prefixed with
@@ -43,19 +43,22 @@ setup() {
 	stock)
 		[ -w "$BAL" ] || { echo "A avail=0 why=no_kernel.numa_balancing"; return 1; }
 		bal 1 ;;
-	numad)
+	numad|numad-noshim|numad-noclock)
 		command -v numad >/dev/null 2>&1 || { echo "A avail=0 why=numad_not_in_initramfs"; return 1; }
 		bal 0
 		rm -f /var/log/numad.log /var/run/numad.pid
-		if [ -f /bench/numad_shim.so ]; then
+		if [ "$1" = numad ] && [ -f /bench/numad_shim.so ]; then
 			LD_PRELOAD=/bench/numad_shim.so numad $NUMAD_FLAGS
+		elif [ "$1" = numad-noclock ] && [ -f /bench/numad_shim.so ]; then
+			# only the Mems_allowed_list fix: numad sees the real boot clock
+			NUMAD_SHIM_MONO_OFFSET_S=0 LD_PRELOAD=/bench/numad_shim.so numad $NUMAD_FLAGS
 		else
 			numad $NUMAD_FLAGS
 		fi
 		sleep 2
 		[ -f /var/run/numad.pid ] && kill -0 "$(cat /var/run/numad.pid)" 2>/dev/null ||
 			{ echo "A avail=0 why=numad_did_not_start"; tail -n 5 /var/log/numad.log 2>/dev/null | sed 's/^/A numad_log=/'; return 1; }
-		echo "A numad_flags=$(echo $NUMAD_FLAGS | tr ' ' '_') shim=$([ -f /bench/numad_shim.so ] && echo 1 || echo 0)" ;;
+		echo "A numad_flags=$(echo $NUMAD_FLAGS | tr ' ' '_') shim=$([ "$1" != numad-noshim ] && [ -f /bench/numad_shim.so ] && echo 1 || echo 0) uptime_s=$(cut -d' ' -f1 /proc/uptime)" ;;
 	moron|numacore|cost-loaded)
 		pol=$1
 		[ "$pol" = cost-loaded ] && pol=numacore
@@ -92,7 +95,7 @@ while read -r wl arm cmd; do
 	if setup "$arm" > /tmp/bench.arm 2>&1; then
 		bench_run -i "$INTERVAL" -n "$wl/$arm" -- $cmd > "$out" 2>&1
 		rc=$?
-		[ "$arm" = numad ] && numad_summary >> /tmp/bench.arm
+		case "$arm" in numad*) numad_summary ;; esac >> /tmp/bench.arm
 		echo "A rc=$rc" >> /tmp/bench.arm
 	else
 		: > "$out"

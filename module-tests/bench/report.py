@@ -1,0 +1,477 @@
+#!/usr/bin/env python3
+"""Turn the TAP copies of `make bench` guest boots into results.csv,
+results.md, locality.dat and locality-panels.gp (for locality.gp).
+
+Input: build/bench/raw/<config>.tap, where the guest printed
+"# @ <workload> <arm> <record>" lines (see bench_guest.sh, bench_run.c).
+Every number written here is computed from those lines; a run without data
+is reported as "not available".
+"""
+import argparse
+import collections
+import csv
+import os
+import re
+import statistics
+
+DIAG_ARMS = ("numad-noshim", "numad-noclock")
+
+
+def kv(tokens):
+    d = {}
+    for t in tokens:
+        if "=" in t:
+            k, v = t.split("=", 1)
+            d[k] = v
+    return d
+
+
+class Run:
+    def __init__(self, config, workload, arm):
+        self.config, self.workload, self.arm = config, workload, arm
+        self.attrs = {}
+        self.notes = []
+        self.wlines = []      # (ms, text)
+        self.procs = collections.defaultdict(list)  # ms -> list of P dicts
+        self.glob = []        # (ms, dict)
+        self.cpu_node = {}
+        self.rc = None
+        self.seen = False
+
+
+def parse(paths):
+    runs = collections.OrderedDict()
+    for path in paths:
+        config = os.path.basename(path).rsplit(".", 1)[0]
+        with open(path, errors="replace") as f:
+            for line in f:
+                if not line.startswith("# @ "):
+                    continue
+                parts = line[4:].rstrip("\n").split(" ")
+                if len(parts) < 3:
+                    continue
+                wl, arm, rec = parts[0], parts[1], parts[2:]
+                key = (config, wl, arm)
+                r = runs.get(key)
+                if r is None:
+                    r = runs[key] = Run(config, wl, arm)
+                typ = rec[0]
+                if typ == "A":
+                    for t in rec[1:]:
+                        if "=" in t:
+                            k, v = t.split("=", 1)
+                            if k in ("numad_log", "numad_cand"):
+                                r.notes.append(v.replace("_", " "))
+                            else:
+                                r.attrs[k] = v
+                elif typ == "N" and len(rec) > 2:
+                    d = kv(rec[2:])
+                    for pair in d.get("cpu_node", "").split(","):
+                        if ":" in pair:
+                            c, n = pair.split(":")
+                            r.cpu_node[int(c)] = int(n)
+                    r.seen = True
+                elif typ == "W" and len(rec) > 2:
+                    r.wlines.append((int(rec[1]), " ".join(rec[2:])))
+                elif typ == "P" and len(rec) > 2:
+                    d = kv(rec[2:])
+                    pages = [int(x) for x in d.get("pages", "").split(",") if x != ""]
+                    thr = []
+                    for t in d.get("thr", "").split(","):
+                        f3 = t.split(":")
+                        if len(f3) == 3:
+                            thr.append((int(f3[0]), int(f3[1]), int(f3[2])))
+                    r.procs[int(rec[1])].append({"pid": int(d.get("pid", 0)), "pages": pages, "thr": thr})
+                elif typ == "G" and len(rec) > 2:
+                    d = kv(rec[2:])
+                    g = {}
+                    for k, v in d.items():
+                        if k == "cpu":
+                            g["cpu"] = [int(x) for x in v.split(",")]
+                        else:
+                            try:
+                                g[k] = int(v)
+                            except ValueError:
+                                pass
+                    r.glob.append((int(rec[1]), g))
+                elif typ == "X":
+                    r.rc = kv(rec[2:]).get("rc")
+    return runs
+
+
+def uses_own_locality(workload):
+    """Per-slice shapes: threads of one process legitimately sit on
+    different nodes, so only the workload's own per-slice figure (pages of
+    each thread's slice on the node that thread runs on) is meaningful."""
+    return any(workload.startswith(s) for s in ("numa01_THREAD_ALLOC", "numa02"))
+
+
+def analyse(r):
+    """Returns a dict of metrics (None = not measurable)."""
+    m = {}
+    # t0: start of the workload's write phase (its t_ms=0), in monotonic ms.
+    t0 = None
+    own = collections.defaultdict(dict)   # ms -> proc -> (local, present)
+    results = []
+    for ms, text in r.wlines:
+        f = text.split(" ")
+        d = kv(f[1:])
+        if f[0] == "sample" and "t_ms" in d:
+            cand = ms - int(d["t_ms"])
+            t0 = cand if t0 is None else min(t0, cand)
+            np_ = [int(x) for x in d.get("node_pages", "").split(",") if x]
+            present = sum(np_)
+            own[ms][d.get("proc")] = (float(d["local_pct"]) * present / 100.0, present)
+        elif f[0] == "result":
+            results.append(d)
+        elif f[0] == "cost":
+            m.setdefault("cost", []).append(d)
+    if "cost" in m:
+        return m
+    if t0 is None:
+        return None
+    m["t0"] = t0
+    bps = [int(d.get("bytes_per_s", 0)) for d in results]
+    m["bytes_per_s"] = sum(bps) if bps else None
+    m["procs_ok"] = len(results)
+
+    # Sampler view: per process pages per node + thread CPUs.
+    series = []          # (t_s, locality %, local, present, per-proc list)
+    last_node = {}
+    last_ticks = {}
+    changes = 0
+    misplaced0 = None
+    for ms in sorted(r.procs):
+        tot_local = tot_pages = 0.0
+        per = []
+        for p in r.procs[ms]:
+            pages = p["pages"]
+            total = sum(pages)
+            share = collections.Counter()
+            for tid, cpu, ticks in p["thr"]:
+                node = r.cpu_node.get(cpu, -1)
+                dt = ticks - last_ticks.get(tid, ticks)
+                if tid == p["pid"]:
+                    # main thread: first touch (numa01) / sampling, not a writer
+                    last_ticks[tid] = ticks
+                    continue
+                if tid in last_ticks and dt > 0:
+                    share[node] += dt
+                    if tid in last_node and last_node[tid] != node:
+                        changes += 1
+                    last_node[tid] = node
+                elif tid not in last_node:
+                    last_node[tid] = node
+                last_ticks[tid] = ticks
+            if total < 4096:          # parent / exited process
+                continue
+            if not share:
+                for tid, cpu, ticks in p["thr"]:
+                    if tid != p["pid"] or len(p["thr"]) == 1:
+                        share[r.cpu_node.get(cpu, -1)] += 1
+            s = sum(share.values())
+            local = sum(pages[n] * w / s for n, w in share.items() if 0 <= n < len(pages)) if s else 0
+            tot_local += local
+            tot_pages += total
+            per.append((p["pid"], 100.0 * local / total))
+        if tot_pages:
+            series.append(((ms - t0) / 1000.0, 100.0 * tot_local / tot_pages, tot_local, tot_pages, per))
+    m["node_changes"] = changes
+
+    if uses_own_locality(r.workload):
+        series = []
+        for ms in sorted(own):
+            pass
+        # one point per sample round: accumulate the latest value per proc
+        latest = {}
+        for ms in sorted(own):
+            latest.update(own[ms])
+            loc = sum(v[0] for v in latest.values())
+            pres = sum(v[1] for v in latest.values())
+            if pres:
+                series.append(((ms - t0) / 1000.0, 100.0 * loc / pres, loc, pres, []))
+        m["locality_source"] = "workload"
+    else:
+        m["locality_source"] = "numa_maps"
+    m["series"] = series
+    after = [s for s in series if s[0] >= 0]
+    if after:
+        misplaced0 = after[0][3] - after[0][2]
+        m["misplaced0_pages"] = int(round(misplaced0))
+        m["initial_pct"] = after[0][1]
+        m["final_pct"] = after[-1][1]
+        if after[-1][4]:
+            m["final_min_task_pct"] = min(x[1] for x in after[-1][4])
+        for thr in (90, 95):
+            hit = [s[0] for s in after if s[1] >= thr]
+            m["t%d" % thr] = hit[0] if hit else None
+    # Counters: first G (before the workload) and last G (after it).
+    if len(r.glob) >= 2:
+        g0, g1 = r.glob[0][1], r.glob[-1][1]
+
+        def delta(k):
+            if k in g0 and k in g1:
+                return g1[k] - g0[k]
+            return None
+        for k in ("numa_pte_updates", "numa_huge_pte_updates", "numa_hint_faults",
+                  "numa_hint_faults_local", "numa_pages_migrated", "pgmigrate_success",
+                  "nc_pages_marked", "nc_hint_faults", "nc_hint_faults_local",
+                  "nc_pages_migrated", "nc_task_moves", "nc_migrate_failed"):
+            m[k] = delta(k)
+        if "cpu" in g0 and "cpu" in g1:
+            d = [b - a for a, b in zip(g0["cpu"], g1["cpu"])]
+            tot = sum(d)
+            m["sys_pct"] = 100.0 * (d[2] + d[5] + d[6]) / tot if tot else None
+        # PTE marking rate after convergence: [t95, t95 + 15 s].
+        if m.get("t95") is not None:
+            ta = t0 + m["t95"] * 1000
+            tb = ta + 15000
+            pts = [(ms, g) for ms, g in r.glob if ta <= ms <= tb and "numa_pte_updates" in g]
+            if len(pts) >= 2 and pts[-1][0] - pts[0][0] >= 5000:
+                dt = (pts[-1][0] - pts[0][0]) / 1000.0
+                m["pte_rate_after95"] = (pts[-1][1]["numa_pte_updates"] - pts[0][1]["numa_pte_updates"]) / dt
+                m["pte_rate_window_s"] = dt
+    return m
+
+
+def group_of(workload):
+    w = workload.replace("_INVERSE_BIND", "").replace("_HARD_BIND", "")
+    if w in ("mfc_remote", "mfc_cpu_follows", "mfc"):
+        return "mfc"
+    return w
+
+
+def fmt(v, spec="{:.1f}", none="-"):
+    return none if v is None else spec.format(v)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--arms", default="")
+    ap.add_argument("--quick", default="0")
+    ap.add_argument("--wall", default="")
+    ap.add_argument("taps", nargs="*")
+    a = ap.parse_args()
+    runs = parse([p for p in a.taps if os.path.exists(p)])
+    results = collections.OrderedDict()
+    for key, r in runs.items():
+        results[key] = analyse(r) if r.seen else None
+
+    # Expected arms per workload (so that missing runs show up).
+    want_arms = a.arms.split() + ["hard-bind"]
+    by_cfg_wl = collections.OrderedDict()
+    for (cfg, wl, arm) in runs:
+        if wl.startswith("cost_"):
+            continue
+        if wl.endswith("_HARD_BIND"):
+            continue
+        by_cfg_wl.setdefault((cfg, wl), [])
+        if arm not in by_cfg_wl[(cfg, wl)]:
+            by_cfg_wl[(cfg, wl)].append(arm)
+    hard = {}
+    for (cfg, wl, arm), m in results.items():
+        if wl.endswith("_HARD_BIND"):
+            hard[(cfg, group_of(wl))] = ((cfg, wl, arm), m)
+
+    rows = []
+    for (cfg, wl), arms in by_cfg_wl.items():
+        order = [x for x in want_arms if x in arms or x == "hard-bind"]
+        order += [x for x in arms if x not in order]
+        block = []
+        for arm in order:
+            if arm == "hard-bind":
+                hk = hard.get((cfg, group_of(wl)))
+                key, m = (hk if hk else ((cfg, wl + "?", arm), None))
+                r = runs.get(key)
+                src = key[1]
+            else:
+                key = (cfg, wl, arm)
+                r, m = runs.get(key), results.get(key)
+                src = wl
+            row = {"config": cfg, "workload": wl, "arm": arm, "run": src, "mark": ""}
+            if r is None or m is None or r.attrs.get("avail") == "0" or "final_pct" not in (m or {}):
+                why = (r.attrs.get("why") if r else None) or ("no output" if r else "not run")
+                row["status"] = "not available (%s)" % why
+            else:
+                row["status"] = "ok" if (r.rc in ("0", None)) else "rc=%s" % r.rc
+                row.update({k: m.get(k) for k in (
+                    "initial_pct", "final_pct", "final_min_task_pct", "t90", "t95", "numa_pages_migrated",
+                    "pgmigrate_success", "misplaced0_pages", "numa_hint_faults", "numa_hint_faults_local",
+                    "numa_pte_updates", "nc_pages_marked", "nc_task_moves", "node_changes", "sys_pct",
+                    "bytes_per_s", "pte_rate_after95", "pte_rate_window_s", "locality_source")})
+                hf = m.get("numa_hint_faults")
+                row["hint_local_pct"] = 100.0 * m["numa_hint_faults_local"] / hf if hf else None
+                if arm.startswith("numad"):
+                    row["numad"] = "moved=%s skipped_recent=%s advising=%s crit=%s" % (
+                        r.attrs.get("numad_moved", "?"), r.attrs.get("numad_skip_recent", "?"),
+                        r.attrs.get("numad_advising", "?"), r.attrs.get("numad_crit", "?"))
+            block.append(row)
+        # progress relative to the optimum
+        opt = [x for x in block if x["arm"] == "hard-bind" and x.get("bytes_per_s")]
+        for x in block:
+            if opt and x.get("bytes_per_s"):
+                x["progress_rel"] = x["bytes_per_s"] / opt[0]["bytes_per_s"]
+        for x in block:
+            if x["arm"] == "hard-bind" and x["status"] == "ok":
+                x["mark"] = "optimum"
+        cands = [x for x in block if x["status"] == "ok" and x["arm"] not in ("hard-bind",) + DIAG_ARMS]
+        if cands:
+            def score(x):
+                return (round(x["final_pct"]), -(x["t90"] if x["t90"] is not None else 1e9),
+                        -(x.get("pgmigrate_success") or 0))
+            best = max(cands, key=score)
+            best["mark"] = "best"
+        rows.extend(block)
+
+    cols = ["config", "workload", "arm", "mark", "status", "run", "locality_source", "initial_pct",
+            "final_pct", "final_min_task_pct", "t90", "t95", "pgmigrate_success", "numa_pages_migrated",
+            "misplaced0_pages", "numa_hint_faults", "hint_local_pct", "numa_pte_updates", "nc_pages_marked",
+            "pte_rate_after95", "pte_rate_window_s", "node_changes", "nc_task_moves", "sys_pct",
+            "bytes_per_s", "progress_rel", "numad"]
+    with open(os.path.join(a.out, "results.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(cols)
+        for x in rows:
+            w.writerow(["" if x.get(c) is None else (("%.3f" % x[c]) if isinstance(x.get(c), float) else x[c])
+                        for c in cols])
+
+    md = []
+    md.append("# numacore placement benchmark (`make bench%s`)" % (" QUICK=1" if a.quick not in ("", "0") else ""))
+    md.append("")
+    md.append("QEMU TCG guest: placement as the kernel reports it; times are guest wall "
+              "time under emulation (relative only), progress is relative to hard-bind.")
+    md.append("")
+    md.append("| cfg | workload | arm | | start % | final % | min task % | t90 s | t95 s | migrated pages | "
+              "hint faults (local %) | PTEs marked | task node changes | guest sys % | progress vs opt |")
+    md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for x in rows:
+        mark = {"best": "**best**", "optimum": "*optimum*"}.get(x["mark"], "")
+        if x["status"].startswith("not available"):
+            md.append("| %s | %s | %s | | %s | | | | | | | | | | |" % (x["config"], x["workload"], x["arm"], x["status"]))
+            continue
+        hf = x.get("numa_hint_faults")
+        md.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            x["config"], x["workload"], x["arm"] + ("" if x["run"] == x["workload"] else " (run %s)" % x["run"]), mark,
+            fmt(x.get("initial_pct")), fmt(x.get("final_pct")), fmt(x.get("final_min_task_pct")),
+            fmt(x.get("t90"), none="never"), fmt(x.get("t95"), none="never"),
+            fmt(x.get("pgmigrate_success"), "{:d}"),
+            ("%d (%.0f%%)" % (hf, x["hint_local_pct"])) if hf else fmt(hf, "{:d}"),
+            fmt(x.get("numa_pte_updates"), "{:d}"), fmt(x.get("node_changes"), "{:d}"),
+            fmt(x.get("sys_pct")), fmt(x.get("progress_rel"), "{:.2f}")))
+    md.append("")
+    md.append("start/final %: share of the workload's resident pages on the node its threads run on "
+              "(numa01/mfc: /proc/<pid>/numa_maps weighted by where the threads spent CPU time in the "
+              "last 0.5 s sample; per-slice shapes THREAD_ALLOC/numa02*: the workload's own per-slice "
+              "figure); t90/t95: first sample at or above 90/95 % after the write phase started; "
+              "migrated pages: pgmigrate_success delta (also counts numad's migrate_pages(2)); "
+              "PTEs marked: numa_pte_updates; task node changes: threads seen on another node than "
+              "in their previous running sample; guest sys %: system+irq+softirq share of /proc/stat.")
+    # issue #4 figures
+    sub = [x for x in rows if x["workload"] == "mfc_remote_128" and x["arm"] in ("stock", "moron", "numacore")]
+    if sub:
+        md.append("")
+        md.append("## Memory follows CPU, 2 x 128 MiB (issue #4)")
+        md.append("")
+        md.append("| cfg | arm | t90 s | pages migrated (numa_pages_migrated) / misplaced at start | "
+                  "PTE marking rate after 95 % (numa_pte_updates/s, window) |")
+        md.append("|---|---|---|---|---|")
+        for x in sub:
+            if x["status"].startswith("not available"):
+                md.append("| %s | %s | %s | | |" % (x["config"], x["arm"], x["status"]))
+                continue
+            rate = x.get("pte_rate_after95")
+            md.append("| %s | %s | %s | %s / %s | %s |" % (
+                x["config"], x["arm"], fmt(x.get("t90"), none="never"),
+                fmt(x.get("numa_pages_migrated"), "{:d}"), fmt(x.get("misplaced0_pages"), "{:d}"),
+                ("%.0f (%.1f s)" % (rate, x["pte_rate_window_s"])) if rate is not None
+                else "n/a (95 % not reached or < 5 s left)"))
+    # numad evidence
+    nd = [(k, r) for k, r in runs.items() if k[2].startswith("numad")]
+    if nd:
+        md.append("")
+        md.append("## numad activity (from /var/log/numad.log in the guest)")
+        md.append("")
+        for (cfg, wl, arm), r in nd:
+            md.append("- %s %s %s: %s; moved=%s, skipped as done too recently=%s, advising=%s, "
+                      "fatal=%s" % (cfg, wl, arm,
+                                    "available" if r.attrs.get("avail") == "1" else "not available",
+                                    r.attrs.get("numad_moved", "?"), r.attrs.get("numad_skip_recent", "?"),
+                                    r.attrs.get("numad_advising", "?"), r.attrs.get("numad_crit", "?")))
+            for n in r.notes[:6]:
+                md.append("  - `%s`" % n)
+    # cost
+    cost = collections.OrderedDict()
+    for (cfg, wl, arm), m in results.items():
+        if wl.startswith("cost_") and m and "cost" in m:
+            cost.setdefault(wl[5:], []).extend(m["cost"])
+    want = ["unpatched", "patched_no_policy", "patched_numacore_idle"]
+    if cost or any(k[1].startswith("cost_") for k in runs):
+        md.append("")
+        md.append("## Cost when unused (median of %s runs)" % "/".join(str(len(cost.get(k, []))) for k in want))
+        md.append("")
+        md.append("| kernel | faults (pages/s) | ratio | pipe ping-pong (round trips/s) | ratio |")
+        md.append("|---|---|---|---|---|")
+        base = cost.get("unpatched")
+        bf = statistics.median(float(d["fault_pages_per_s"]) for d in base) if base else None
+        bp = statistics.median(float(d["pingpong_roundtrips_per_s"]) for d in base) if base else None
+        with open(os.path.join(a.out, "results.csv"), "a", newline="") as f:
+            w = csv.writer(f)
+            for k in want:
+                v = cost.get(k)
+                if not v:
+                    md.append("| %s | not available | | not available | |" % k)
+                    continue
+                mf = statistics.median(float(d["fault_pages_per_s"]) for d in v)
+                mp = statistics.median(float(d["pingpong_roundtrips_per_s"]) for d in v)
+                md.append("| %s | %.0f | %s | %.0f | %s |" % (
+                    k, mf, ("%.3f" % (mf / bf)) if bf else "n/a", mp, ("%.3f" % (mp / bp)) if bp else "n/a"))
+                w.writerow(["cost", "cost_" + k, k, "", "ok", "median of %d" % len(v), "", "", "", "", "", "",
+                            "", "", "", "", "", "", "", "", "", "", "", "", "%.0f" % mf, "%.0f" % mp, ""])
+    if a.wall:
+        md.append("")
+        md.append("Wall time of this `make bench` run: %s s." % a.wall)
+    with open(os.path.join(a.out, "results.md"), "w") as f:
+        f.write("\n".join(md) + "\n")
+
+    # Locality time series for gnuplot: one panel per (config, workload)
+    # with its arms plus the hard-bind run of its group.
+    index = {}
+    with open(os.path.join(a.out, "locality.dat"), "w") as f:
+        idx = 0
+        for (cfg, wl, arm), m in results.items():
+            if not m or not m.get("series") or wl.startswith("cost_"):
+                continue
+            f.write("# %s %s %s\n" % (cfg, wl, arm))
+            for s_ in m["series"]:
+                f.write("%.2f %.2f\n" % (s_[0], s_[1]))
+            f.write("\n\n")
+            index[(cfg, wl, arm)] = idx
+            idx += 1
+    panels = collections.OrderedDict()
+    for (cfg, wl) in by_cfg_wl:
+        lst = [(i, arm) for (c, w, arm), i in index.items() if c == cfg and w == wl]
+        hk = hard.get((cfg, group_of(wl)))
+        if hk and hk[0] in index:
+            lst.append((index[hk[0]], "hard-bind"))
+        if lst:
+            panels[(cfg, wl)] = lst
+    real = list(panels.items())
+    n = max(1, len(real))
+    colsn = 2 if n > 1 else 1
+    rowsn = (n + colsn - 1) // colsn
+    with open(os.path.join(a.out, "locality-panels.gp"), "w") as f:
+        f.write("set terminal pngcairo size %d,%d noenhanced font ',9'\n" % (700 * colsn, 330 * rowsn)
+                if True else "")
+        f.write("set output 'locality.png'\n")
+        f.write("set multiplot layout %d,%d\n" % (rowsn, colsn))
+        for (cfg, wl), lst in real:
+            f.write("set title '%s %s'\n" % (cfg, wl))
+            plots = ["'locality.dat' index %d using 1:2 with linespoints pt 7 ps 0.3 title '%s'" % (i, arm)
+                     for i, arm in lst]
+            f.write("plot " + ", \\\n     ".join(plots) + "\n")
+        f.write("unset multiplot\n")
+
+
+if __name__ == "__main__":
+    main()
