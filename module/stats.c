@@ -88,7 +88,7 @@ static int numacore_tasks_show(struct seq_file *m, void *v)
 	struct task_struct *g, *p;
 	struct numacore_task *nt;
 
-	/* Task data is freed only after an RCU grace period past unhashing. */
+	/* Exiting tasks free their data after an RCU grace period. */
 	rcu_read_lock();
 	for_each_process_thread(g, p) {
 		nt = numa_policy_task_data(p);

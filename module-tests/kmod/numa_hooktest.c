@@ -65,7 +65,7 @@ enum hooktest_counter {
 	HT_TASK_WORK,
 	HT_CAN_MIGRATE,
 	HT_TASK_FORK,
-	HT_TASK_FREE,
+	HT_TASK_EXIT,
 	HT_PAGES_MARKED,
 	/* extra detail, after the contract counters */
 	HT_TASK_WORK_QUEUED,
@@ -78,7 +78,7 @@ enum hooktest_counter {
 	HT_FAULT_LAST_CPU_KNOWN,
 	HT_CONTEXT_ERRORS,
 	HT_STALE_TASK_DATA,
-	HT_STALE_TASK_DATA_FREE,
+	HT_STALE_TASK_DATA_EXIT,
 	HT_NR_COUNTERS,
 };
 
@@ -89,7 +89,7 @@ static const char * const hooktest_names[HT_NR_COUNTERS] = {
 	[HT_TASK_WORK]		  = "task_work",
 	[HT_CAN_MIGRATE]	  = "can_migrate",
 	[HT_TASK_FORK]		  = "task_fork",
-	[HT_TASK_FREE]		  = "task_free",
+	[HT_TASK_EXIT]		  = "task_exit",
 	[HT_PAGES_MARKED]	  = "pages_marked",
 	[HT_TASK_WORK_QUEUED]	  = "task_work_queued",
 	[HT_TASK_DATA_ALLOCATED]  = "task_data_allocated",
@@ -101,7 +101,7 @@ static const char * const hooktest_names[HT_NR_COUNTERS] = {
 	[HT_FAULT_LAST_CPU_KNOWN] = "fault_last_cpu_known",
 	[HT_CONTEXT_ERRORS]	  = "context_errors",
 	[HT_STALE_TASK_DATA]	  = "stale_task_data",
-	[HT_STALE_TASK_DATA_FREE] = "stale_task_data_in_task_free",
+	[HT_STALE_TASK_DATA_EXIT] = "stale_task_data_in_task_exit",
 };
 
 static atomic64_t hooktest_counts[HT_NR_COUNTERS];
@@ -128,17 +128,17 @@ MODULE_PARM_DESC(scan_delay_ms,
 
 /*
  * @p's data, counting it if an earlier registration left it behind
- * (@in_free: asked from task_free).
+ * (@in_exit: asked from task_exit).
  */
 static struct hooktest_task *hooktest_task_data(struct task_struct *p,
-						bool in_free)
+						bool in_exit)
 {
 	struct hooktest_task *ht = numa_policy_task_data(p);
 
 	if (ht && READ_ONCE(ht->gen) != atomic_read(&hooktest_gen)) {
 		hooktest_count(HT_STALE_TASK_DATA, 1);
-		if (in_free)
-			hooktest_count(HT_STALE_TASK_DATA_FREE, 1);
+		if (in_exit)
+			hooktest_count(HT_STALE_TASK_DATA_EXIT, 1);
 	}
 	return ht;
 }
@@ -318,9 +318,12 @@ static void hooktest_task_fork(struct task_struct *p)
 		hooktest_count(HT_CONTEXT_ERRORS, 1);
 }
 
-static void hooktest_task_free(struct task_struct *p)
+static void hooktest_task_exit(struct task_struct *p)
 {
-	hooktest_count(HT_TASK_FREE, 1);
+	might_sleep();
+	hooktest_count(HT_TASK_EXIT, 1);
+	if (p != current)
+		hooktest_count(HT_CONTEXT_ERRORS, 1);
 	hooktest_task_data(p, true);
 }
 
@@ -331,7 +334,7 @@ static struct numa_policy_ops hooktest_ops = {
 	.task_work	= hooktest_task_work,
 	.can_migrate	= hooktest_can_migrate,
 	.task_fork	= hooktest_task_fork,
-	.task_free	= hooktest_task_free,
+	.task_exit	= hooktest_task_exit,
 	.name		= "hooktest",
 	.owner		= THIS_MODULE,
 };

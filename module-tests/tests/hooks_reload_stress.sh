@@ -142,7 +142,7 @@ su0=$(meminfo_kb SUnreclaim)
 WL=$!
 BG_PIDS="$WL"
 if [ $WORKLOAD = mfc ]; then
-	# short-lived processes for task_fork/task_free during the reloads
+	# short-lived processes for task_fork/task_exit during the reloads
 	( while [ ! -e "$STOP" ]; do sh -c :; usleep 5000; done ) &
 	BG_PIDS="$BG_PIDS $!"
 fi

@@ -9,8 +9,8 @@
 # With scan_delay_ms=0 every user task gets data on its first tick; short
 # CPU-burning processes are created and reaped continuously while the
 # policy is unregistered and registered again (debugfs ctl) many times.
-# Tasks reaped just before an unregistration are off the task list but not
-# yet freed: if their data survives, the next registration's task_free
+# Tasks that exited just before an unregistration are off the task list:
+# if their data survived, the next registration's task_exit
 # (or can_migrate/task_tick) sees it and the test fails.
 #
 # nc-timeout: 600
@@ -117,7 +117,7 @@ say "$n unregister/register cycles in $((t1 - t0)) ms with $SPAWNERS process spa
 sed 's/^/  /' "$DBG/counts"
 stale=$(ht_count stale_task_data)
 allocs=$(ht_count task_data_allocated)
-frees=$(ht_count task_free)
+frees=$(ht_count task_exit)
 rmmod numa_hooktest || die "rmmod numa_hooktest failed"
 check_dmesg
 [ "${allocs:-0}" -ge 100 ] && [ "${frees:-0}" -ge 100 ] ||
