@@ -3,12 +3,5 @@
 # THP never: memory follows CPU under policy=numacore, with no huge PMD hinting faults.
 . "${0%/*}/lib/nc.sh"
 . "${0%/*}/lib/numacore.sh"
-THP=/sys/kernel/mm/transparent_hugepage/enabled
-[ -w $THP ] || nc_skip "no THP sysfs"
-old=$(sed 's/.*\[\(.*\)\].*/\1/' $THP)
-echo never > $THP || nc_fail "cannot set THP never"
-trap 'echo $old > $THP' EXIT
-nc_mfc_converges numacore 95
-huge=$(nc_delta hint_faults_huge)
-[ "${huge:-0}" -eq 0 ] || nc_fail "THP never: hint_faults_huge delta $huge"
-nc_pass "THP never: converged, hint_faults_huge delta $huge"
+nc_mfc_thp never
+nc_pass "THP never: converged"

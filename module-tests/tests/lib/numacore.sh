@@ -114,3 +114,21 @@ nc_classify() {
 	nc_numacore_unload
 	[ -n "$_got" ] || nc_fail "writer threads not all classified $_want"
 }
+
+# nc_mfc_thp always|never: memory follows CPU under numacore with THP set
+# to MODE system-wide: huge PMD hinting faults must occur with "always"
+# and must not with "never".
+nc_mfc_thp() {
+	_thp=/sys/kernel/mm/transparent_hugepage/enabled
+	[ -w $_thp ] || nc_skip "no THP sysfs"
+	_old=$(sed 's/.*\[\(.*\)\].*/\1/' $_thp)
+	echo "$1" > $_thp || nc_fail "cannot set THP $1"
+	trap 'echo $_old > $_thp' EXIT
+	nc_mfc_converges numacore 95
+	_huge=$(nc_delta hint_faults_huge)
+	echo "THP $1: hint_faults_huge delta $_huge"
+	case $1 in
+	always) [ "${_huge:-0}" -gt 0 ] || nc_fail "no huge PMD hinting faults" ;;
+	never) [ "${_huge:-0}" -eq 0 ] || nc_fail "huge PMD hinting faults with THP never" ;;
+	esac
+}
