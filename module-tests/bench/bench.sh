@@ -15,7 +15,8 @@
 #   NODES="2 4"        guest node counts (QUICK: 2)
 #   BENCH_MB=320       MiB per process of the numa0x / mfc workloads (numad
 #                      only considers processes with RSS > 300 MiB)
-#   BENCH_SECS=25      seconds per run (mfc_remote_128: BENCH_SECS_128=40)
+#   BENCH_SECS=20      seconds per run (mfc_remote_128: BENCH_SECS_128=30, which
+#                      leaves >= 15 s after convergence for the PTE rate)
 #   BENCH_ARMS="off stock numad moron numacore"   arms besides hard-bind
 #   BENCH_COST=0|1     run the cost microbenchmark (default: 1 unless QUICK)
 #   BENCH_PLAN_FILE=F use plan F (lines "<workload> <arm> <command...>")
@@ -35,11 +36,11 @@ if [ -n "$QUICK" ]; then
 	BENCH_COST=${BENCH_COST:-0}
 else
 	NODES=${NODES:-2 4}
-	BENCH_SECS=${BENCH_SECS:-25}
+	BENCH_SECS=${BENCH_SECS:-20}
 	BENCH_COST=${BENCH_COST:-1}
 fi
 BENCH_MB=${BENCH_MB:-320}
-BENCH_SECS_128=${BENCH_SECS_128:-40}
+BENCH_SECS_128=${BENCH_SECS_128:-30}
 BENCH_ARMS=${BENCH_ARMS:-off stock numad moron numacore}
 BENCH_CPUS_SET=${BENCH_CPUS:-}
 BENCH_CPUS=${BENCH_CPUS:-2}

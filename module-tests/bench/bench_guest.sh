@@ -16,7 +16,12 @@ PLAN=${BENCH_PLAN_FILE:-/bench/plan}
 INTERVAL=${BENCH_INTERVAL_MS:-500}
 MODS=${NC_MODULES:-/modules}
 BAL=/proc/sys/kernel/numa_balancing
-NUMAD_FLAGS=${BENCH_NUMAD_FLAGS:--i 1:1 -H 0 -l 7}
+# numad: scan every second (-i 1:1; default 5:15 s), do not touch khugepaged
+# (-H 0; default sets scan_sleep_millisecs=1000, unlike the other arms),
+# utilization target 100 % (-u 100; at the default 85 % a process running 2
+# busy threads asks for 2.35 CPUs, more than a 2-vCPU node, and numad "binds"
+# it to all nodes, a no-op), debug log (-l 7) for the Skipping/Advising lines.
+NUMAD_FLAGS=${BENCH_NUMAD_FLAGS:--i 1:1 -H 0 -u 100 -l 7}
 
 [ -f "$PLAN" ] || { echo "bench_guest: $PLAN missing"; exit 1; }
 echo "bench_guest: kernel $(uname -r) nodes $(cat /sys/devices/system/node/online) cpus $(cat /sys/devices/system/cpu/online)"
@@ -79,7 +84,9 @@ numad_summary() {
 	[ -f "$l" ] || { echo "A numad_log=missing"; return; }
 	echo "A numad_candidates_lines=$(grep -c ': PID [0-9]*: ' $l) numad_skip_recent=$(grep -c 'done too recently' $l)" \
 		"numad_bypass=$(grep -c 'Bypassing delay' $l) numad_advising=$(grep -c 'Advising pid' $l)" \
-		"numad_moved=$(grep -c 'moved to node' $l) numad_already_local=$(grep -c 'percent localized' $l)" \
+		"numad_moved=$(grep -c 'moved to node' $l)" \
+		"numad_moved_all=$(grep -c "moved to node(s) $(cat /sys/devices/system/node/online) in" $l)" \
+		"numad_already_local=$(grep -c 'percent localized' $l)" \
 		"numad_crit=$(grep -c 'Could not\|failed' $l)"
 	grep -E 'Advising pid|moved to node|Could not|Skipping evaluation|Bypassing|Registering|Shutting' $l |
 		head -n 12 | tr ' ' '_' | sed 's/^/A numad_log=/'

@@ -131,6 +131,8 @@ def analyse(r):
     if t0 is None:
         return None
     m["t0"] = t0
+    own_final = [float(d["final_pct"]) for d in results if "final_pct" in d]
+    m["own_final_pct"] = statistics.mean(own_final) if own_final else None
     bps = [int(d.get("bytes_per_s", 0)) for d in results]
     m["bytes_per_s"] = sum(bps) if bps else None
     m["procs_ok"] = len(results)
@@ -166,9 +168,9 @@ def analyse(r):
             if total < 4096:          # parent / exited process
                 continue
             if not share:
-                for tid, cpu, ticks in p["thr"]:
-                    if tid != p["pid"] or len(p["thr"]) == 1:
-                        share[r.cpu_node.get(cpu, -1)] += 1
+                # no writer ran in this interval (starting or exiting): no
+                # placement to judge for this process in this sample
+                continue
             s = sum(share.values())
             local = sum(pages[n] * w / s for n, w in share.items() if 0 <= n < len(pages)) if s else 0
             tot_local += local
@@ -296,15 +298,15 @@ def main():
             else:
                 row["status"] = "ok" if (r.rc in ("0", None)) else "rc=%s" % r.rc
                 row.update({k: m.get(k) for k in (
-                    "initial_pct", "final_pct", "final_min_task_pct", "t90", "t95", "numa_pages_migrated",
+                    "initial_pct", "final_pct", "own_final_pct", "final_min_task_pct", "t90", "t95", "numa_pages_migrated",
                     "pgmigrate_success", "misplaced0_pages", "numa_hint_faults", "numa_hint_faults_local",
                     "numa_pte_updates", "nc_pages_marked", "nc_task_moves", "node_changes", "sys_pct",
                     "bytes_per_s", "pte_rate_after95", "pte_rate_window_s", "locality_source")})
                 hf = m.get("numa_hint_faults")
                 row["hint_local_pct"] = 100.0 * m["numa_hint_faults_local"] / hf if hf else None
                 if arm.startswith("numad"):
-                    row["numad"] = "moved=%s skipped_recent=%s advising=%s crit=%s" % (
-                        r.attrs.get("numad_moved", "?"), r.attrs.get("numad_skip_recent", "?"),
+                    row["numad"] = "moved=%s (to all nodes: %s) skipped_recent=%s advising=%s crit=%s" % (
+                        r.attrs.get("numad_moved", "?"), r.attrs.get("numad_moved_all", "?"), r.attrs.get("numad_skip_recent", "?"),
                         r.attrs.get("numad_advising", "?"), r.attrs.get("numad_crit", "?"))
             block.append(row)
         # progress relative to the optimum
@@ -325,7 +327,7 @@ def main():
         rows.extend(block)
 
     cols = ["config", "workload", "arm", "mark", "status", "run", "locality_source", "initial_pct",
-            "final_pct", "final_min_task_pct", "t90", "t95", "pgmigrate_success", "numa_pages_migrated",
+            "final_pct", "own_final_pct", "final_min_task_pct", "t90", "t95", "pgmigrate_success", "numa_pages_migrated",
             "misplaced0_pages", "numa_hint_faults", "hint_local_pct", "numa_pte_updates", "nc_pages_marked",
             "pte_rate_after95", "pte_rate_window_s", "node_changes", "nc_task_moves", "sys_pct",
             "bytes_per_s", "progress_rel", "numad"]
@@ -342,18 +344,19 @@ def main():
     md.append("QEMU TCG guest: placement as the kernel reports it; times are guest wall "
               "time under emulation (relative only), progress is relative to hard-bind.")
     md.append("")
-    md.append("| cfg | workload | arm | | start % | final % | min task % | t90 s | t95 s | migrated pages | "
+    md.append("| cfg | workload | arm | | start % | final % | own final % | min task % | t90 s | t95 s | migrated pages | "
               "hint faults (local %) | PTEs marked | task node changes | guest sys % | progress vs opt |")
-    md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for x in rows:
         mark = {"best": "**best**", "optimum": "*optimum*"}.get(x["mark"], "")
         if x["status"].startswith("not available"):
-            md.append("| %s | %s | %s | | %s | | | | | | | | | | |" % (x["config"], x["workload"], x["arm"], x["status"]))
+            md.append("| %s | %s | %s | | %s | | | | | | | | | | | |" % (x["config"], x["workload"], x["arm"], x["status"]))
             continue
         hf = x.get("numa_hint_faults")
-        md.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        md.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             x["config"], x["workload"], x["arm"] + ("" if x["run"] == x["workload"] else " (run %s)" % x["run"]), mark,
-            fmt(x.get("initial_pct")), fmt(x.get("final_pct")), fmt(x.get("final_min_task_pct")),
+            fmt(x.get("initial_pct")), fmt(x.get("final_pct")), fmt(x.get("own_final_pct")),
+            fmt(x.get("final_min_task_pct")),
             fmt(x.get("t90"), none="never"), fmt(x.get("t95"), none="never"),
             fmt(x.get("pgmigrate_success"), "{:d}"),
             ("%d (%.0f%%)" % (hf, x["hint_local_pct"])) if hf else fmt(hf, "{:d}"),
@@ -363,7 +366,9 @@ def main():
     md.append("start/final %: share of the workload's resident pages on the node its threads run on "
               "(numa01/mfc: /proc/<pid>/numa_maps weighted by where the threads spent CPU time in the "
               "last 0.5 s sample; per-slice shapes THREAD_ALLOC/numa02*: the workload's own per-slice "
-              "figure); t90/t95: first sample at or above 90/95 % after the write phase started; "
+              "figure); own final %: the workload's own final figure (mean over processes; numa01: pages on "
+              "the majority node of its threads, mfc: pages on the home node, which numad's re-pinning "
+              "makes meaningless), for cross-checking; t90/t95: first sample at or above 90/95 % after the write phase started; "
               "migrated pages: pgmigrate_success delta (also counts numad's migrate_pages(2)); "
               "PTEs marked: numa_pte_updates; task node changes: threads seen on another node than "
               "in their previous running sample; guest sys %: system+irq+softirq share of /proc/stat.")
@@ -393,10 +398,10 @@ def main():
         md.append("## numad activity (from /var/log/numad.log in the guest)")
         md.append("")
         for (cfg, wl, arm), r in nd:
-            md.append("- %s %s %s: %s; moved=%s, skipped as done too recently=%s, advising=%s, "
-                      "fatal=%s" % (cfg, wl, arm,
-                                    "available" if r.attrs.get("avail") == "1" else "not available",
-                                    r.attrs.get("numad_moved", "?"), r.attrs.get("numad_skip_recent", "?"),
+            md.append("- %s %s %s: %s; binds (moved to node(s))=%s of which to all nodes (no-op)=%s, "
+                      "skipped as done too recently=%s, advising=%s, fatal errors=%s" % (
+                          cfg, wl, arm, "started" if r.attrs.get("avail") == "1" else "not available",
+                          r.attrs.get("numad_moved", "?"), r.attrs.get("numad_moved_all", "?"), r.attrs.get("numad_skip_recent", "?"),
                                     r.attrs.get("numad_advising", "?"), r.attrs.get("numad_crit", "?")))
             for n in r.notes[:6]:
                 md.append("  - `%s`" % n)
