@@ -21,7 +21,7 @@ LOGS=$TOP/build/logs
 mkdir -p "$LOGS"
 
 n=0 pass=0 fail=0 skip=0
-result() { # status(ok|not ok|skip) name [diagnostic lines on stdin if $3=-]
+result() { # status(ok|not ok|skip) name [skip reason]
 	n=$((n + 1))
 	case "$1" in
 	ok) pass=$((pass + 1)); echo "ok $n $2" ;;
@@ -68,8 +68,9 @@ else
 fi
 
 # ----------------------------------------------------------------- boots ---
-# Kernel console lines (PRINTK_TIME prefix) that mean the boot is not clean.
-SPLAT='^\[ *[0-9]+\.[0-9]+\].*(BUG:|WARNING:|Oops|Kernel panic|rcu_sched detected stall|rcu_preempt detected stall|RCU stall|detected stalls on CPUs|list_del corruption|list_add corruption|KASAN|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|soft lockup|blocked for more than|general protection fault)'
+# Kernel console lines (PRINTK_TIME prefix, possibly in the middle of a line
+# when printk interleaved with user output) that mean the boot is not clean.
+SPLAT='\[ *[0-9]+\.[0-9]+\].*(BUG:|WARNING:|Oops|Kernel panic|rcu_sched detected stall|rcu_preempt detected stall|RCU stall|detected stalls on CPUs|list_del corruption|list_add corruption|KASAN|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|soft lockup|blocked for more than|general protection fault)'
 
 boots_src=$BOOTS
 if [ ! -f "$BOOTS" ]; then
