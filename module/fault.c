@@ -2,10 +2,11 @@
 /*
  * numacore: hinting fault accounting (seed 006).
  *
- * Each task keeps faults[node][private|shared] in pages.  A fault is
- * private when the page's previous last_cpu is the CPU the task faults on
- * (CPU granularity, seed 006 section 2c), shared otherwise; a page with
- * no recorded CPU counts as private (nothing shows it shared yet).
+ * Each task keeps faults[node][private|shared|unknown] in pages.  A fault
+ * is private when the page's previous last_cpu is the CPU the task faults
+ * on (CPU granularity, seed 006 section 2c), shared otherwise; a page
+ * with no recorded CPU (its first hinting fault) tells nothing about
+ * sharing and counts for its node only.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -40,7 +41,7 @@ void numacore_fault_done(int last_cpu, int page_nid, int nr_pages, int flags)
 {
 	struct task_struct *p = current;
 	struct numacore_task *nt;
-	int priv;
+	int type;
 
 	numacore_count_fault(page_nid, nr_pages, flags);
 
@@ -54,8 +55,11 @@ void numacore_fault_done(int last_cpu, int page_nid, int nr_pages, int flags)
 	numacore_placement_update(p, nt);
 	nt->faulted = true;
 
-	priv = last_cpu < 0 || last_cpu == task_cpu(p);
-	nt->faults[2 * page_nid + priv] += nr_pages;
+	if (last_cpu < 0)
+		type = NUMACORE_UNKNOWN;
+	else
+		type = last_cpu == task_cpu(p) ? NUMACORE_PRIVATE : NUMACORE_SHARED;
+	*numacore_faults(nt, page_nid, type) += nr_pages;
 	if (flags & NUMA_POLICY_FAULT_LOCAL)
 		nt->window_local += nr_pages;
 	else

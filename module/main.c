@@ -24,7 +24,7 @@ struct numacore_task *numacore_task_get(struct task_struct *p)
 	if (nt)
 		return nt;
 
-	nt = kzalloc(struct_size(nt, faults, 2 * nr_node_ids), GFP_KERNEL);
+	nt = kzalloc(struct_size(nt, faults, NUMACORE_FAULT_TYPES * nr_node_ids), GFP_KERNEL);
 	if (!nt)
 		return NULL;
 

@@ -73,7 +73,7 @@ void numacore_stats_exit(void);
  * @shared: -1 unknown, 0 private, 1 shared working set
  * @window_local: local hinting faults since the last scan sequence
  * @window_remote: remote hinting faults since the last scan sequence
- * @faults: hinting faults in pages, [node * 2 + NUMACORE_PRIVATE/SHARED]
+ * @faults: hinting faults in pages, [node * NUMACORE_FAULT_TYPES + type]
  */
 struct numacore_task {
 	u64 node_stamp;
@@ -90,14 +90,27 @@ struct numacore_task {
 	unsigned long faults[];
 };
 
+/*
+ * Fault types: a fault on a page with no recorded last CPU says nothing
+ * about sharing; it counts for the node only.
+ */
 #define NUMACORE_SHARED		0
 #define NUMACORE_PRIVATE	1
+#define NUMACORE_UNKNOWN	2
+#define NUMACORE_FAULT_TYPES	3
+
+static inline unsigned long *numacore_faults(struct numacore_task *nt,
+					     int node, int type)
+{
+	return &nt->faults[node * NUMACORE_FAULT_TYPES + type];
+}
 
 static inline unsigned long numacore_node_faults(const struct numacore_task *nt,
 						 int node)
 {
-	return nt->faults[2 * node + NUMACORE_SHARED] +
-	       nt->faults[2 * node + NUMACORE_PRIVATE];
+	const unsigned long *f = &nt->faults[node * NUMACORE_FAULT_TYPES];
+
+	return f[NUMACORE_SHARED] + f[NUMACORE_PRIVATE] + f[NUMACORE_UNKNOWN];
 }
 
 struct numacore_task *numacore_task_get(struct task_struct *p);

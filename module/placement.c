@@ -56,16 +56,16 @@ static void numacore_adapt_scan_period(struct numacore_task *nt)
 
 /* Decay the fault vector; return the node with most faults. */
 static int numacore_decay_faults(struct numacore_task *nt,
-				 unsigned long total[2])
+				 unsigned long total[NUMACORE_FAULT_TYPES])
 {
 	unsigned long faults, max_faults = 0;
 	int node, type, max_node = NUMA_NO_NODE;
 
 	for (node = 0; node < nr_node_ids; node++) {
 		faults = numacore_node_faults(nt, node);
-		for (type = 0; type < 2; type++) {
-			total[type] += nt->faults[2 * node + type];
-			nt->faults[2 * node + type] /= 2;
+		for (type = 0; type < NUMACORE_FAULT_TYPES; type++) {
+			total[type] += *numacore_faults(nt, node, type);
+			*numacore_faults(nt, node, type) /= 2;
 		}
 		if (faults > max_faults) {
 			max_faults = faults;
@@ -83,7 +83,7 @@ static int numacore_decay_faults(struct numacore_task *nt,
 void numacore_placement_update(struct task_struct *p, struct numacore_task *nt)
 {
 	int seq = READ_ONCE(p->mm->numa_scan_seq);
-	unsigned long total[2] = { 0, 0 };
+	unsigned long total[NUMACORE_FAULT_TYPES] = { 0 };
 	int max_node, shared;
 
 	if (nt->scan_seq == seq)
@@ -99,6 +99,9 @@ void numacore_placement_update(struct task_struct *p, struct numacore_task *nt)
 	if (!numacore_settled(nt))
 		return;
 
+	/* Only faults with a previous CPU say anything about sharing. */
+	if (!total[NUMACORE_SHARED] && !total[NUMACORE_PRIVATE])
+		return;
 	shared = total[NUMACORE_SHARED] >= total[NUMACORE_PRIVATE] / 4;
 	if (shared != nt->shared) {
 		WRITE_ONCE(nt->shared, shared);

@@ -75,8 +75,10 @@ static void numacore_task_show(struct seq_file *m, struct task_struct *p,
 		   numacore_class_name(READ_ONCE(nt->shared)),
 		   READ_ONCE(nt->scan_period_ms));
 	for (node = 0; node < nr_node_ids; node++) {
-		priv += READ_ONCE(nt->faults[2 * node + NUMACORE_PRIVATE]);
-		shared += READ_ONCE(nt->faults[2 * node + NUMACORE_SHARED]);
+		priv += READ_ONCE(nt->faults[node * NUMACORE_FAULT_TYPES +
+					     NUMACORE_PRIVATE]);
+		shared += READ_ONCE(nt->faults[node * NUMACORE_FAULT_TYPES +
+					       NUMACORE_SHARED]);
 		seq_printf(m, "%s%lu", node ? "," : "",
 			   numacore_node_faults(nt, node));
 	}
