@@ -72,6 +72,17 @@ plan_workloads() {
 		shapes="numa01 numa01_THREAD_ALLOC numa02 numa02_SMT"
 		starts="none inverse"
 	fi
+	# numad diagnostics first, while the guest uptime is < 300 s (2-node
+	# guest, numa01 inverse): numad without the shim's clock offset (the
+	# real boot clock: "done too recently"), and in the full run also
+	# without any shim (no Mems_allowed_list: numad exits).
+	if [ "$nodes" = 2 ] && [[ " $BENCH_ARMS " == *" numad "* ]]; then
+		diag=numad-noclock
+		[ -z "$QUICK" ] && diag="numad-noclock numad-noshim"
+		for arm in $diag; do
+			echo "numa01_INVERSE_BIND $arm numa_bench --bench numa01 --bind inverse --mb $mb --seconds $s"
+		done
+	fi
 	# memory follows CPU, 128 MiB per process (issue #4 figures)
 	for arm in $BENCH_ARMS; do
 		[ -n "$QUICK" ] && [ "$arm" = numad ] && continue   # below numad's 300 MiB threshold anyway
@@ -82,15 +93,7 @@ plan_workloads() {
 		for st in $starts; do
 			local name=$shape
 			[ "$st" = inverse ] && name=${shape}_INVERSE_BIND
-			diag=
-			# numad diagnostics (2-node guest, numa01 inverse only): numad
-			# without the shim's clock offset (real boot clock: "done too
-			# recently"), and in the full run also without any shim.
-			if [ "$nodes" = 2 ] && [ "$name" = numa01_INVERSE_BIND ] && [[ " $BENCH_ARMS " == *" numad "* ]]; then
-				diag=numad-noclock
-				[ -z "$QUICK" ] && diag="numad-noshim numad-noclock"
-			fi
-			for arm in $BENCH_ARMS $diag; do
+			for arm in $BENCH_ARMS; do
 				echo "$name $arm numa_bench --bench $shape --bind $st --mb $mb --seconds $s"
 			done
 		done

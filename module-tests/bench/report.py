@@ -320,7 +320,8 @@ def main():
         cands = [x for x in block if x["status"] == "ok" and x["arm"] not in ("hard-bind",) + DIAG_ARMS]
         if cands:
             def score(x):
-                return (round(x["final_pct"]), -(x["t90"] if x["t90"] is not None else 1e9),
+                # locality to 1 %, t90 to the 0.5 s sample period
+                return (round(x["final_pct"]), -(round(x["t90"] * 2) / 2 if x["t90"] is not None else 1e9),
                         -(x.get("pgmigrate_success") or 0))
             best = max(cands, key=score)
             best["mark"] = "best"
@@ -397,12 +398,17 @@ def main():
         md.append("")
         md.append("## numad activity (from /var/log/numad.log in the guest)")
         md.append("")
+        md.append("numad: shim adds 1 h to numad's CLOCK_MONOTONIC and supplies Mems_allowed_list; "
+                  "numad-noclock: Mems_allowed_list only (real clock: skips every never-bound process "
+                  "while guest uptime < 300 s); numad-noshim: no shim (no cpusets in the guest: exits).")
+        md.append("")
         for (cfg, wl, arm), r in nd:
             md.append("- %s %s %s: %s; binds (moved to node(s))=%s of which to all nodes (no-op)=%s, "
-                      "skipped as done too recently=%s, advising=%s, fatal errors=%s" % (
+                      "skipped as done too recently=%s, advising=%s, fatal errors=%s; guest uptime at start %s s" % (
                           cfg, wl, arm, "started" if r.attrs.get("avail") == "1" else "not available",
                           r.attrs.get("numad_moved", "?"), r.attrs.get("numad_moved_all", "?"), r.attrs.get("numad_skip_recent", "?"),
-                                    r.attrs.get("numad_advising", "?"), r.attrs.get("numad_crit", "?")))
+                                    r.attrs.get("numad_advising", "?"), r.attrs.get("numad_crit", "?"),
+                                    r.attrs.get("uptime_s", "?")))
             for n in r.notes[:6]:
                 md.append("  - `%s`" % n)
     # cost
