@@ -61,6 +61,7 @@ $CC -O2 -Wall -static -o "$OUT/bin/bench_run" "$SRC/bench_run.c"
 $CC -O2 -Wall -static -o "$OUT/bin/costbench" "$SRC/costbench.c"
 $CC -O2 -Wall -shared -fPIC -o "$OUT/bin/numad_shim.so" "$SRC/numad_shim.c" -ldl
 
+#---------------------------------------------------
 # --- plans ------------------------------------------------------------------
 # plan_line WORKLOAD ARM COMMAND...
 plan_workloads() {
@@ -72,10 +73,7 @@ plan_workloads() {
 		shapes="numa01 numa01_THREAD_ALLOC numa02 numa02_SMT"
 		starts="none inverse"
 	fi
-	# numad diagnostics first, while the guest uptime is < 300 s (2-node
-	# guest, numa01 inverse): numad without the shim's clock offset (the
-	# real boot clock: "done too recently"), and in the full run also
-	# without any shim (no Mems_allowed_list: numad exits).
+	# numad diagnostics first, while uptime < 300 s (see README-section)
 	if [ "$nodes" = 2 ] && [[ " $BENCH_ARMS " == *" numad "* ]]; then
 		diag=numad-noclock
 		[ -z "$QUICK" ] && diag="numad-noclock numad-noshim"
