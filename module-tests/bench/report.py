@@ -331,7 +331,7 @@ def main():
             "final_pct", "own_final_pct", "final_min_task_pct", "t90", "t95", "pgmigrate_success", "numa_pages_migrated",
             "misplaced0_pages", "numa_hint_faults", "hint_local_pct", "numa_pte_updates", "nc_pages_marked",
             "pte_rate_after95", "pte_rate_window_s", "node_changes", "nc_task_moves", "sys_pct",
-            "bytes_per_s", "progress_rel", "numad"]
+            "bytes_per_s", "progress_rel", "numad", "cost_fault_pages_per_s", "cost_pingpong_per_s"]
     with open(os.path.join(a.out, "results.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(cols)
@@ -437,8 +437,10 @@ def main():
                 mp = statistics.median(float(d["pingpong_roundtrips_per_s"]) for d in v)
                 md.append("| %s | %.0f | %s | %.0f | %s |" % (
                     k, mf, ("%.3f" % (mf / bf)) if bf else "n/a", mp, ("%.3f" % (mp / bp)) if bp else "n/a"))
-                w.writerow(["cost", "cost_" + k, k, "", "ok", "median of %d" % len(v), "", "", "", "", "", "",
-                            "", "", "", "", "", "", "", "", "", "", "", "", "%.0f" % mf, "%.0f" % mp, ""])
+                d = {"config": "n2", "workload": "cost", "arm": k, "status": "ok",
+                     "run": "median of %d" % len(v), "cost_fault_pages_per_s": "%.0f" % mf,
+                     "cost_pingpong_per_s": "%.0f" % mp}
+                w.writerow([d.get(c, "") for c in cols])
     if a.wall:
         md.append("")
         md.append("Wall time of this `make bench` run: %s s." % a.wall)
