@@ -480,7 +480,11 @@ def main():
         f.write("set multiplot layout %d,%d\n" % (rowsn, colsn))
         for (cfg, wl), lst in real:
             f.write("set title '%s %s'\n" % (cfg, wl))
-            plots = ["'locality.dat' index %d using 1:2 with linespoints pt 7 ps 0.3 title '%s'" % (i, arm)
+            colors = {"off": "#888888", "stock": "#1a9850", "numad": "#4575b4", "moron": "#f46d43",
+                      "numacore": "#d73027", "hard-bind": "#000000", "numad-noclock": "#9970ab",
+                      "numad-noshim": "#c2a5cf"}
+            plots = ["'locality.dat' index %d using 1:2 with linespoints pt 7 ps 0.3 lw %s lc rgb '%s' "
+                     "title '%s'" % (i, "2" if arm == "hard-bind" else "1.2", colors.get(arm, "#666666"), arm)
                      for i, arm in lst]
             f.write("plot " + ", \\\n     ".join(plots) + "\n")
         f.write("unset multiplot\n")
