@@ -21,6 +21,8 @@ s2=$(nc_stat scans)
 kill $mfc 2>/dev/null; wait $mfc
 echo "scans: start=$s0, +$((s1 - s0)) in 6 s at 3600000 ms, +$((s2 - s1)) in 6 s at 100-200 ms"
 nc_numacore_unload
-[ $((s1 - s0)) -le 1 ] || nc_fail "scanned while the period was an hour"
-[ $((s2 - s1)) -ge 5 ] || nc_fail "lowering the period did not speed up scanning"
+# A task's first scan does not wait for its period: allow a few of those.
+[ $((s1 - s0)) -le 3 ] || nc_fail "scanned repeatedly while the period was an hour"
+[ $((s2 - s1)) -ge 5 ] && [ $((s2 - s1)) -gt $((3 * (s1 - s0))) ] ||
+	nc_fail "lowering the period did not speed up scanning"
 nc_pass "scan period change applied live"
