@@ -95,7 +95,9 @@ nc_classify() {
 	shift
 	nc_need_nodes 2
 	nc_need_prog numa_mfc
-	nc_numacore_load policy=numacore
+	# Classification is revised once per scan sequence: keep sequences
+	# coming (the default back-off to 60 s would freeze an early verdict).
+	nc_numacore_load policy=numacore scan_period_max_ms=2000
 	numa_mfc --procs 2 --threads 2 --mb 32 --seconds 40 --start remote "$@" > /tmp/nc.mfc &
 	_mfc=$!
 	sleep 2
