@@ -60,8 +60,8 @@ void numacore_fault_done(int last_cpu, int page_nid, int nr_pages, int flags)
 	else
 		type = last_cpu == task_cpu(p) ? NUMACORE_PRIVATE : NUMACORE_SHARED;
 	*numacore_faults(nt, page_nid, type) += nr_pages;
-	if (flags & NUMA_POLICY_FAULT_LOCAL)
-		nt->window_local += nr_pages;
+	if (flags & (NUMA_POLICY_FAULT_LOCAL | NUMA_POLICY_FAULT_MIGRATED))
+		nt->window_placed += nr_pages;
 	else
-		nt->window_remote += nr_pages;
+		nt->window_misplaced += nr_pages;
 }

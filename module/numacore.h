@@ -41,6 +41,7 @@ static inline bool numacore_is_moron(void)
 /* stats.c: global counters and the debugfs files. */
 enum numacore_stat {
 	NUMACORE_STAT_SCANS,
+	NUMACORE_STAT_SCANS_DEFERRED,
 	NUMACORE_STAT_FULL_SCANS,
 	NUMACORE_STAT_PAGES_MARKED,
 	NUMACORE_STAT_HINT_FAULTS,
@@ -62,7 +63,8 @@ void numacore_stats_exit(void);
 /**
  * struct numacore_task - per-task policy state (kernel-freed, see
  * numa_policy_set_task_data())
- * @node_stamp: task runtime (ns) when the last scan was requested
+ * @node_stamp: task runtime (ns) at the task's last scan attempt
+ * @scan_node: node the task ran on at its last scan attempt
  * @scan_period_ms: current scan period, in task runtime
  * @scan_seq: mm scan sequence the fault vector was last decayed at
  * @first_seq: mm scan sequence when the state was allocated
@@ -71,12 +73,15 @@ void numacore_stats_exit(void);
  * @last_node: node the task ran on at its last tick
  * @preferred_node: node with most faults, or NUMA_NO_NODE
  * @shared: -1 unknown, 0 private, 1 shared working set
- * @window_local: local hinting faults since the last scan sequence
- * @window_remote: remote hinting faults since the last scan sequence
+ * @window_placed: hinting faults since the last scan attempt that left
+ *	the page local: on the task's node, or migrated there
+ * @window_misplaced: hinting faults since the last scan attempt that left
+ *	the page remote (filtered, refused or failed migrations)
  * @faults: hinting faults in pages, [node * NUMACORE_FAULT_TYPES + type]
  */
 struct numacore_task {
 	u64 node_stamp;
+	int scan_node;
 	unsigned int scan_period_ms;
 	int scan_seq;
 	int first_seq;
@@ -85,8 +90,8 @@ struct numacore_task {
 	int last_node;
 	int preferred_node;
 	int shared;
-	unsigned long window_local;
-	unsigned long window_remote;
+	unsigned long window_placed;
+	unsigned long window_misplaced;
 	unsigned long faults[];
 };
 

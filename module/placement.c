@@ -6,10 +6,7 @@
  * most faults becomes its preferred node, and the task is classified
  * shared when its shared faults are at least a quarter of its private
  * ones.  With the settle feature the class changes only after
- * settle_count sequences on one node (NUMA_SETTLE).  The scan period
- * backs off (x4, up to scan_period_max_ms) while the faults of a sequence
- * are nearly all local, halves when they are not, and starts again from
- * scan_period_min_ms when the task changes node.
+ * settle_count sequences on one node (NUMA_SETTLE).
  *
  * numacore (not moron) also places tasks: a settled task away from its
  * preferred node is moved there, and the load balancer is ordered so
@@ -25,33 +22,10 @@
 
 #include "numacore.h"
 
-/* A sequence with at most 1 remote fault in 10 counts as converged. */
-#define NUMACORE_LOCAL_RATIO	10
-/* Converged memory needs no rescanning: back off fast. */
-#define NUMACORE_BACKOFF	4
-
 static bool numacore_settled(const struct numacore_task *nt)
 {
 	return !READ_ONCE(numacore_feat_settle) ||
 	       nt->migrate_seq >= READ_ONCE(numacore_settle_count);
-}
-
-static void numacore_adapt_scan_period(struct numacore_task *nt)
-{
-	unsigned int min = READ_ONCE(numacore_scan_period_min_ms);
-	unsigned int max = READ_ONCE(numacore_scan_period_max_ms);
-	unsigned long local = nt->window_local, remote = nt->window_remote;
-	unsigned int period = nt->scan_period_ms;
-
-	if (local + remote == 0)
-		return;
-	if (remote * NUMACORE_LOCAL_RATIO <= local + remote)
-		period = min_t(unsigned int, period * NUMACORE_BACKOFF, max);
-	else
-		period = max_t(unsigned int, period / 2, min);
-	nt->scan_period_ms = clamp(period, min, max);
-	nt->window_local = 0;
-	nt->window_remote = 0;
 }
 
 /* Decay the fault vector; return the node with most faults. */
@@ -90,7 +64,6 @@ void numacore_placement_update(struct task_struct *p, struct numacore_task *nt)
 		return;
 	nt->scan_seq = seq;
 
-	numacore_adapt_scan_period(nt);
 	max_node = numacore_decay_faults(nt, total);
 	if (max_node != NUMA_NO_NODE)
 		WRITE_ONCE(nt->preferred_node, max_node);

@@ -11,6 +11,15 @@
  * mm fields are ours.  Each scan marks up to scan_size_mb of *present*
  * pages PROT_NONE, counted by what change_prot_numa() changed, not by
  * the virtual range walked (which is bounded too, at 8x).
+ *
+ * The period starts at scan_period_min_ms (slow start, and again when the
+ * task changes node) and adapts to the hinting faults the task took since
+ * its last scan: a fault counts as placed when its page is local after
+ * the fault (it was, or it migrated here).  While nearly all are placed
+ * the period grows x4 at each expiry, up to scan_period_max_ms, and the
+ * scan waits for the grown period; so memory that converged in one pass
+ * is next sampled scan_period_max_ms later, not at every step of the
+ * back-off.  Misplaced faults halve the period.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -22,6 +31,11 @@
 #include <linux/sched/mm.h>
 
 #include "numacore.h"
+
+/* A window with more than 1 fault in 10 left remote is not converged. */
+#define NUMACORE_MISPLACED_RATIO	10
+/* Converged memory needs no rescanning: back off fast. */
+#define NUMACORE_BACKOFF		4
 
 /*
  * The task's scan period within the current parameters, so that a
@@ -60,7 +74,7 @@ static bool numacore_mm_scan_due(unsigned long next)
 void numacore_task_tick(struct task_struct *curr)
 {
 	struct numacore_task *nt;
-	u64 now, period;
+	u64 period;
 	int node;
 
 	if (!curr->mm || (curr->flags & (PF_EXITING | PF_KTHREAD)))
@@ -80,14 +94,13 @@ void numacore_task_tick(struct task_struct *curr)
 		nt->scan_period_ms = READ_ONCE(numacore_scan_period_min_ms);
 	}
 
-	now = curr->se.sum_exec_runtime;
 	period = (u64)numacore_scan_period(nt, curr->mm) * NSEC_PER_MSEC;
-	if (now - nt->node_stamp < period)
+	if (curr->se.sum_exec_runtime - nt->node_stamp < period)
 		return;
 	if (!numacore_mm_scan_due(READ_ONCE(curr->mm->numa_next_scan)))
 		return;
-	if (numa_policy_queue_task_work(curr))
-		nt->node_stamp = now;
+	/* The work scans, or backs off; either ends this period. */
+	numa_policy_queue_task_work(curr);
 }
 
 /*
@@ -153,19 +166,43 @@ static void numacore_scan_mm(struct mm_struct *mm)
 	numacore_scan_wrap(mm);
 }
 
-/**
- * numacore_scan() - one scan step of @p's mm, if no other task runs one
- * @p: current, in task_work: may sleep
- * @nt: its state
+/*
+ * Adapt the scan period to the faults since the task's last scan attempt:
+ * halve it when more than one in NUMACORE_MISPLACED_RATIO left its page
+ * remote, multiply it by NUMACORE_BACKOFF when they all (but that share)
+ * left their page local.  The scan can wait when the grown period is not
+ * over yet: the memory it would sample is where the task runs.  A task
+ * that moved since its last scan, or took no fault since, has no such
+ * evidence and scans.  At scan_period_max_ms the scan is never deferred.
+ *
+ * Return: true if the scan is deferred.
  */
-void numacore_scan(struct task_struct *p, struct numacore_task *nt)
+static bool numacore_scan_backoff(struct task_struct *p,
+				  struct numacore_task *nt, u64 ran)
 {
-	struct mm_struct *mm = p->mm;
-	unsigned long next = READ_ONCE(mm->numa_next_scan);
-	unsigned int period = nt->faulted ? numacore_scan_period(nt, mm) :
-			      READ_ONCE(numacore_scan_period_min_ms);
+	unsigned int min = READ_ONCE(numacore_scan_period_min_ms);
+	unsigned int max = READ_ONCE(numacore_scan_period_max_ms);
+	unsigned long placed = nt->window_placed;
+	unsigned long misplaced = nt->window_misplaced;
+	unsigned int period = clamp(nt->scan_period_ms, min, max);
 
-	/* Only tasks that fault on the marked memory space the mm's scans. */
+	if (task_node(p) != nt->scan_node || !(placed + misplaced))
+		return false;
+	if (misplaced * NUMACORE_MISPLACED_RATIO > placed + misplaced) {
+		nt->scan_period_ms = max_t(unsigned int, period / 2, min);
+		return false;
+	}
+	if (period >= max)
+		return false;
+	nt->scan_period_ms = min_t(unsigned int, period * NUMACORE_BACKOFF, max);
+	return ran < (u64)nt->scan_period_ms * NSEC_PER_MSEC;
+}
+
+/* One scan step of the mm from its resume offset, unless another runs. */
+static void numacore_scan_claim(struct mm_struct *mm, unsigned int period)
+{
+	unsigned long next = READ_ONCE(mm->numa_next_scan);
+
 	if (!numacore_mm_scan_due(next))
 		return;
 	if (cmpxchg(&mm->numa_next_scan, next,
@@ -177,4 +214,29 @@ void numacore_scan(struct task_struct *p, struct numacore_task *nt)
 	numacore_stat_add(NUMACORE_STAT_SCANS, 1);
 	numacore_scan_mm(mm);
 	mmap_read_unlock(mm);
+}
+
+/**
+ * numacore_scan() - scan @p's mm if its scan period is over
+ * @p: current, in task_work: may sleep
+ * @nt: its state
+ */
+void numacore_scan(struct task_struct *p, struct numacore_task *nt)
+{
+	u64 ran = p->se.sum_exec_runtime - nt->node_stamp;
+
+	if (ran < (u64)numacore_scan_period(nt, p->mm) * NSEC_PER_MSEC)
+		return;
+	if (numacore_scan_backoff(p, nt, ran)) {
+		numacore_stat_add(NUMACORE_STAT_SCANS_DEFERRED, 1);
+		return;
+	}
+
+	nt->node_stamp = p->se.sum_exec_runtime;
+	nt->scan_node = task_node(p);
+	nt->window_placed = 0;
+	nt->window_misplaced = 0;
+	/* Only tasks that fault on the marked memory space the mm's scans. */
+	numacore_scan_claim(p->mm, nt->faulted ? numacore_scan_period(nt, p->mm) :
+				   READ_ONCE(numacore_scan_period_min_ms));
 }

@@ -23,6 +23,7 @@ static struct dentry *numacore_debugfs_dir;
 
 static const char * const numacore_stat_names[NUMACORE_STAT_NR] = {
 	[NUMACORE_STAT_SCANS]		= "scans",
+	[NUMACORE_STAT_SCANS_DEFERRED]	= "scans_deferred",
 	[NUMACORE_STAT_FULL_SCANS]	= "full_scans",
 	[NUMACORE_STAT_PAGES_MARKED]	= "pages_marked",
 	[NUMACORE_STAT_HINT_FAULTS]	= "hint_faults",

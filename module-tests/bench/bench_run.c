@@ -22,6 +22,12 @@
  *          [nc_<name>=<v> ... from /sys/kernel/debug/numacore/stats]
  *   X <ms> rc=<exit status of PROG>
  *
+ * Once PROG is forked, bench_run itself opts out of automatic NUMA
+ * balancing with set_mempolicy(MPOL_LOCAL): a task policy without
+ * MPOL_F_MOF keeps every balancer (stock, numacore, moron) from scanning
+ * and migrating the sampler's own pages, so that the counters it reports
+ * are the workload's alone.
+ *
  * Exit status: PROG's (128+signal if killed), 2 on usage errors.
  */
 #define _GNU_SOURCE
@@ -35,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -327,6 +334,9 @@ int main(int argc, char **argv)
 		_exit(127);
 	}
 	close(pfd[1]);
+	/* MPOL_LOCAL (4), no nodemask: libnuma is not in the guest. */
+	if (syscall(SYS_set_mempolicy, 4, NULL, 0UL))
+		perror("bench_run: set_mempolicy(MPOL_LOCAL)");
 	sample_global(now_ms());
 	next = now_ms() + interval;
 	while (!done) {
