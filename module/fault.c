@@ -28,6 +28,25 @@ static void numacore_count_fault(int page_nid, int nr_pages, int flags)
 		numacore_stat_add(NUMACORE_STAT_MIGRATE_FAILED, nr_pages);
 }
 
+/*
+ * The scanner's back-off evidence: faults since the task's last scan
+ * attempt, on the node it runs on (faults taken elsewhere say nothing
+ * about where its memory should be now).
+ */
+static void numacore_window_count(struct numacore_task *nt, int node,
+				  int nr_pages, int flags)
+{
+	if (node != nt->window_node) {
+		nt->window_node = node;
+		nt->window_placed = 0;
+		nt->window_misplaced = 0;
+	}
+	if (flags & (NUMA_POLICY_FAULT_LOCAL | NUMA_POLICY_FAULT_MIGRATED))
+		nt->window_placed += nr_pages;
+	else
+		nt->window_misplaced += nr_pages;
+}
+
 /**
  * numacore_fault_done() - &numa_policy_ops.fault_done
  * @last_cpu: CPU of the page's previous hinting fault, or -1
@@ -60,8 +79,5 @@ void numacore_fault_done(int last_cpu, int page_nid, int nr_pages, int flags)
 	else
 		type = last_cpu == task_cpu(p) ? NUMACORE_PRIVATE : NUMACORE_SHARED;
 	*numacore_faults(nt, page_nid, type) += nr_pages;
-	if (flags & (NUMA_POLICY_FAULT_LOCAL | NUMA_POLICY_FAULT_MIGRATED))
-		nt->window_placed += nr_pages;
-	else
-		nt->window_misplaced += nr_pages;
+	numacore_window_count(nt, task_node(p), nr_pages, flags);
 }

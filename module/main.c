@@ -35,7 +35,7 @@ struct numacore_task *numacore_task_get(struct task_struct *p)
 	/* As numa/core: the first classification need not wait to settle. */
 	nt->migrate_seq = READ_ONCE(numacore_settle_count);
 	nt->last_node = task_node(p);
-	nt->scan_node = nt->last_node;
+	nt->window_node = nt->last_node;
 	nt->preferred_node = NUMA_NO_NODE;
 	nt->shared = -1;
 

@@ -64,7 +64,6 @@ void numacore_stats_exit(void);
  * struct numacore_task - per-task policy state (kernel-freed, see
  * numa_policy_set_task_data())
  * @node_stamp: task runtime (ns) at the task's last scan attempt
- * @scan_node: node the task ran on at its last scan attempt
  * @scan_period_ms: current scan period, in task runtime
  * @scan_seq: mm scan sequence the fault vector was last decayed at
  * @first_seq: mm scan sequence when the state was allocated
@@ -73,6 +72,7 @@ void numacore_stats_exit(void);
  * @last_node: node the task ran on at its last tick
  * @preferred_node: node with most faults, or NUMA_NO_NODE
  * @shared: -1 unknown, 0 private, 1 shared working set
+ * @window_node: node the task took the faults of the window on
  * @window_placed: hinting faults since the last scan attempt that left
  *	the page local: on the task's node, or migrated there
  * @window_misplaced: hinting faults since the last scan attempt that left
@@ -81,7 +81,6 @@ void numacore_stats_exit(void);
  */
 struct numacore_task {
 	u64 node_stamp;
-	int scan_node;
 	unsigned int scan_period_ms;
 	int scan_seq;
 	int first_seq;
@@ -90,6 +89,7 @@ struct numacore_task {
 	int last_node;
 	int preferred_node;
 	int shared;
+	int window_node;
 	unsigned long window_placed;
 	unsigned long window_misplaced;
 	unsigned long faults[];

@@ -16,11 +16,17 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cpumask.h>
-#include <linux/minmax.h>
 #include <linux/sched.h>
 #include <linux/topology.h>
 
 #include "numacore.h"
+
+/*
+ * Pages of faults with a recorded previous CPU a sequence needs before
+ * the task is classified: one or two samples (a thread that changed CPU
+ * once) must not set a class that NUMA_SETTLE then keeps.
+ */
+#define NUMACORE_CLASS_MIN_PAGES	32
 
 static bool numacore_settled(const struct numacore_task *nt)
 {
@@ -73,7 +79,8 @@ void numacore_placement_update(struct task_struct *p, struct numacore_task *nt)
 		return;
 
 	/* Only faults with a previous CPU say anything about sharing. */
-	if (!total[NUMACORE_SHARED] && !total[NUMACORE_PRIVATE])
+	if (total[NUMACORE_SHARED] + total[NUMACORE_PRIVATE] <
+	    NUMACORE_CLASS_MIN_PAGES)
 		return;
 	shared = total[NUMACORE_SHARED] >= total[NUMACORE_PRIVATE] / 4;
 	if (shared != nt->shared) {

@@ -36,6 +36,8 @@
 #define NUMACORE_MISPLACED_RATIO	10
 /* Converged memory needs no rescanning: back off fast. */
 #define NUMACORE_BACKOFF		4
+/* A task runs this many times its scanning time before it scans again. */
+#define NUMACORE_SCAN_COST_FACTOR	32
 
 /*
  * The task's scan period within the current parameters, so that a
@@ -53,6 +55,22 @@ static unsigned int numacore_scan_period(const struct numacore_task *nt,
 		return max;
 	return clamp(nt->scan_period_ms, READ_ONCE(numacore_scan_period_min_ms),
 		     max);
+}
+
+static s64 numacore_scan_period_ns(const struct numacore_task *nt,
+				   struct mm_struct *mm)
+{
+	return (s64)numacore_scan_period(nt, mm) * NSEC_PER_MSEC;
+}
+
+/*
+ * Task runtime since its period started; negative while the task pays
+ * for its last scan (see numacore_scan()).
+ */
+static s64 numacore_ran_ns(struct task_struct *p,
+			   const struct numacore_task *nt)
+{
+	return (s64)(p->se.sum_exec_runtime - nt->node_stamp);
 }
 
 /*
@@ -74,7 +92,6 @@ static bool numacore_mm_scan_due(unsigned long next)
 void numacore_task_tick(struct task_struct *curr)
 {
 	struct numacore_task *nt;
-	u64 period;
 	int node;
 
 	if (!curr->mm || (curr->flags & (PF_EXITING | PF_KTHREAD)))
@@ -94,11 +111,13 @@ void numacore_task_tick(struct task_struct *curr)
 		nt->scan_period_ms = READ_ONCE(numacore_scan_period_min_ms);
 	}
 
-	period = (u64)numacore_scan_period(nt, curr->mm) * NSEC_PER_MSEC;
-	if (curr->se.sum_exec_runtime - nt->node_stamp < period)
+	if (numacore_ran_ns(curr, nt) < numacore_scan_period_ns(nt, curr->mm))
 		return;
-	if (!numacore_mm_scan_due(READ_ONCE(curr->mm->numa_next_scan)))
+	if (!numacore_mm_scan_due(READ_ONCE(curr->mm->numa_next_scan))) {
+		/* Another task scanned the mm within this period. */
+		nt->node_stamp = curr->se.sum_exec_runtime;
 		return;
+	}
 	/* The work scans, or backs off; either ends this period. */
 	numa_policy_queue_task_work(curr);
 }
@@ -173,12 +192,12 @@ static void numacore_scan_mm(struct mm_struct *mm)
  * left their page local.  The scan can wait when the grown period is not
  * over yet: the memory it would sample is where the task runs.  A task
  * that moved since its last scan, or took no fault since, has no such
- * evidence and scans.  At scan_period_max_ms the scan is never deferred.
+ * evidence and scans (fault_done starts a new window on a new node).  At scan_period_max_ms the scan is never deferred.
  *
  * Return: true if the scan is deferred.
  */
 static bool numacore_scan_backoff(struct task_struct *p,
-				  struct numacore_task *nt, u64 ran)
+				  struct numacore_task *nt, s64 ran)
 {
 	unsigned int min = READ_ONCE(numacore_scan_period_min_ms);
 	unsigned int max = READ_ONCE(numacore_scan_period_max_ms);
@@ -186,7 +205,7 @@ static bool numacore_scan_backoff(struct task_struct *p,
 	unsigned long misplaced = nt->window_misplaced;
 	unsigned int period = clamp(nt->scan_period_ms, min, max);
 
-	if (task_node(p) != nt->scan_node || !(placed + misplaced))
+	if (task_node(p) != nt->window_node || !(placed + misplaced))
 		return false;
 	if (misplaced * NUMACORE_MISPLACED_RATIO > placed + misplaced) {
 		nt->scan_period_ms = max_t(unsigned int, period / 2, min);
@@ -195,25 +214,30 @@ static bool numacore_scan_backoff(struct task_struct *p,
 	if (period >= max)
 		return false;
 	nt->scan_period_ms = min_t(unsigned int, period * NUMACORE_BACKOFF, max);
-	return ran < (u64)nt->scan_period_ms * NSEC_PER_MSEC;
+	return ran < (s64)nt->scan_period_ms * NSEC_PER_MSEC;
 }
 
-/* One scan step of the mm from its resume offset, unless another runs. */
+/*
+ * One scan step of the mm from its resume offset, unless another task
+ * runs one: the claim holds the mm for the longest period, and the next
+ * scan is due @period after this one ended, however long it took.
+ */
 static void numacore_scan_claim(struct mm_struct *mm, unsigned int period)
 {
 	unsigned long next = READ_ONCE(mm->numa_next_scan);
+	unsigned int max = READ_ONCE(numacore_scan_period_max_ms);
 
 	if (!numacore_mm_scan_due(next))
 		return;
 	if (cmpxchg(&mm->numa_next_scan, next,
-		    jiffies + msecs_to_jiffies(period)) != next)
+		    jiffies + msecs_to_jiffies(max)) != next)
 		return;
-	if (!mmap_read_trylock(mm))
-		return;
-
-	numacore_stat_add(NUMACORE_STAT_SCANS, 1);
-	numacore_scan_mm(mm);
-	mmap_read_unlock(mm);
+	if (mmap_read_trylock(mm)) {
+		numacore_stat_add(NUMACORE_STAT_SCANS, 1);
+		numacore_scan_mm(mm);
+		mmap_read_unlock(mm);
+	}
+	WRITE_ONCE(mm->numa_next_scan, jiffies + msecs_to_jiffies(period));
 }
 
 /**
@@ -223,20 +247,23 @@ static void numacore_scan_claim(struct mm_struct *mm, unsigned int period)
  */
 void numacore_scan(struct task_struct *p, struct numacore_task *nt)
 {
-	u64 ran = p->se.sum_exec_runtime - nt->node_stamp;
+	u64 start = p->se.sum_exec_runtime;
+	s64 ran = numacore_ran_ns(p, nt);
 
-	if (ran < (u64)numacore_scan_period(nt, p->mm) * NSEC_PER_MSEC)
+	if (ran < numacore_scan_period_ns(nt, p->mm))
 		return;
 	if (numacore_scan_backoff(p, nt, ran)) {
 		numacore_stat_add(NUMACORE_STAT_SCANS_DEFERRED, 1);
 		return;
 	}
 
-	nt->node_stamp = p->se.sum_exec_runtime;
-	nt->scan_node = task_node(p);
+	nt->node_stamp = start;
 	nt->window_placed = 0;
 	nt->window_misplaced = 0;
 	/* Only tasks that fault on the marked memory space the mm's scans. */
 	numacore_scan_claim(p->mm, nt->faulted ? numacore_scan_period(nt, p->mm) :
 				   READ_ONCE(numacore_scan_period_min_ms));
+	/* As stock 6.1: scanning costs the task at most 1/32 of its runtime. */
+	nt->node_stamp += NUMACORE_SCAN_COST_FACTOR *
+			  (p->se.sum_exec_runtime - start);
 }
