@@ -17,9 +17,10 @@
  * its last scan: a fault counts as placed when its page is local after
  * the fault (it was, or it migrated here).  While nearly all are placed
  * the period grows x4 at each expiry, up to scan_period_max_ms, and the
- * scan waits for the grown period; so memory that converged in one pass
- * is next sampled scan_period_max_ms later, not at every step of the
- * back-off.  Misplaced faults halve the period.
+ * scan waits for the grown period (never in the middle of a pass); so
+ * memory that converged in one pass is next sampled scan_period_max_ms
+ * later, not at every step of the back-off.  Misplaced faults halve the
+ * period.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -192,7 +193,9 @@ static void numacore_scan_mm(struct mm_struct *mm)
  * left their page local.  The scan can wait when the grown period is not
  * over yet: the memory it would sample is where the task runs.  A task
  * that moved since its last scan, or took no fault since, has no such
- * evidence and scans (fault_done starts a new window on a new node).  At scan_period_max_ms the scan is never deferred.
+ * evidence and scans (fault_done starts a new window on a new node).
+ * At scan_period_max_ms, and while a pass over the mm is unfinished (an
+ * mm larger than scan_size_mb), the scan is never deferred.
  *
  * Return: true if the scan is deferred.
  */
@@ -211,7 +214,8 @@ static bool numacore_scan_backoff(struct task_struct *p,
 		nt->scan_period_ms = max_t(unsigned int, period / 2, min);
 		return false;
 	}
-	if (period >= max)
+	/* Memory this pass did not reach yet is no evidence: finish it. */
+	if (period >= max || READ_ONCE(p->mm->numa_scan_offset))
 		return false;
 	nt->scan_period_ms = min_t(unsigned int, period * NUMACORE_BACKOFF, max);
 	return ran < (s64)nt->scan_period_ms * NSEC_PER_MSEC;

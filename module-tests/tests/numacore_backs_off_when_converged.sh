@@ -1,0 +1,45 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# policy=numacore at its defaults: once memory followed the CPUs, the
+# scanner backs off.  In the 10 s after every process is >= 95% local it
+# marks fewer PTEs than one pass over the workload's memory, and defers
+# scans (stock 6.1 rescans converged memory every few seconds).
+. "${0%/*}/lib/nc.sh"
+. "${0%/*}/lib/numacore.sh"
+nc_need_nodes 2
+nc_need_prog numa_mfc
+pages=$((2 * 64 * 256))		# 2 processes x 64 MiB, in 4 KiB pages
+nc_numacore_load policy=numacore
+numa_mfc --procs 2 --threads 2 --mb 64 --seconds 40 --start remote > /tmp/nc.mfc &
+mfc=$!
+trap 'kill $mfc 2>/dev/null' EXIT
+
+# Both processes' latest samples at >= 95% local.
+converged() {
+	awk '/^sample / {
+		for (i = 2; i <= NF; i++) { split($i, kv, "="); r[kv[1]] = kv[2] }
+		pct[r["proc"]] = r["local_pct"] + 0
+	}
+	END { n = 0; for (p in pct) { if (pct[p] < 95) exit 1; n++ } exit n == 2 ? 0 : 1 }' /tmp/nc.mfc
+}
+t=0
+until converged; do
+	[ $t -lt 25 ] || nc_fail "not converged after 25 s"
+	sleep 1
+	t=$((t + 1))
+done
+echo "converged after ${t} s"
+nc_stats_snap /tmp/nc.stats0
+sleep 10
+marked=$(nc_stat_delta /tmp/nc.stats0 pages_marked)
+deferred=$(nc_stat_delta /tmp/nc.stats0 scans_deferred)
+scans=$(nc_stat_delta /tmp/nc.stats0 scans)
+echo "in the 10 s after convergence: pages_marked=$marked scans=$scans scans_deferred=$deferred (one pass: $pages pages)"
+grep numa_mfc "$NC_DEBUGFS/tasks"
+kill $mfc 2>/dev/null
+wait $mfc
+trap - EXIT
+nc_numacore_unload
+[ "$marked" -lt "$pages" ] || nc_fail "marked $marked PTEs after convergence, not below one pass ($pages)"
+[ "$deferred" -gt 0 ] || nc_fail "no scan deferred after convergence"
+nc_pass "scanner backed off after convergence"
