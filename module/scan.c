@@ -86,6 +86,47 @@ static bool numacore_mm_scan_due(unsigned long next)
 	return !time_before(jiffies, next) || time_after(next, jiffies + max);
 }
 
+/* Pages of hinting faults that show a task works on its mm's memory. */
+#define NUMACORE_URGENT_MIN_PAGES	32
+
+/*
+ * Must @p's mm be sampled before its next scan time, which a backed-off
+ * scanner may have set up to scan_period_max_ms away?  Yes when the
+ * task's faults are being left remote, or when a task that works on the
+ * memory changed node since its evidence began: its memory is now
+ * remote and no scan would show it.
+ */
+static bool numacore_scan_urgent(struct task_struct *p,
+				 const struct numacore_task *nt)
+{
+	unsigned long placed = nt->window_placed;
+	unsigned long misplaced = nt->window_misplaced, faults = 0;
+	int node;
+
+	if (misplaced * NUMACORE_MISPLACED_RATIO > placed + misplaced)
+		return true;
+	if (task_node(p) == nt->window_node)
+		return false;
+	for (node = 0; node < nr_node_ids; node++)
+		faults += numacore_node_faults(nt, node);
+	return faults >= NUMACORE_URGENT_MIN_PAGES;
+}
+
+/*
+ * May @p scan its mm now?  When urgent, a next scan time further than
+ * scan_period_min_ms away does not hold either.
+ */
+static bool numacore_mm_scan_allowed(struct task_struct *p,
+				     const struct numacore_task *nt)
+{
+	unsigned long next = READ_ONCE(p->mm->numa_next_scan);
+	unsigned long min = msecs_to_jiffies(READ_ONCE(numacore_scan_period_min_ms));
+
+	if (numacore_mm_scan_due(next))
+		return true;
+	return time_after(next, jiffies + min) && numacore_scan_urgent(p, nt);
+}
+
 /**
  * numacore_task_tick() - request a scan once the task ran a scan period
  * @curr: the running task; runqueue lock held, must not sleep
@@ -114,7 +155,7 @@ void numacore_task_tick(struct task_struct *curr)
 
 	if (numacore_ran_ns(curr, nt) < numacore_scan_period_ns(nt, curr->mm))
 		return;
-	if (!numacore_mm_scan_due(READ_ONCE(curr->mm->numa_next_scan))) {
+	if (!numacore_mm_scan_allowed(curr, nt)) {
 		/* Another task scanned the mm within this period. */
 		nt->node_stamp = curr->se.sum_exec_runtime;
 		return;
@@ -226,13 +267,11 @@ static bool numacore_scan_backoff(struct task_struct *p,
  * runs one: the claim holds the mm for the longest period, and the next
  * scan is due @period after this one ended, however long it took.
  */
-static void numacore_scan_claim(struct mm_struct *mm, unsigned int period)
+static void numacore_scan_claim(struct mm_struct *mm, unsigned long next,
+				unsigned int period)
 {
-	unsigned long next = READ_ONCE(mm->numa_next_scan);
 	unsigned int max = READ_ONCE(numacore_scan_period_max_ms);
 
-	if (!numacore_mm_scan_due(next))
-		return;
 	if (cmpxchg(&mm->numa_next_scan, next,
 		    jiffies + msecs_to_jiffies(max)) != next)
 		return;
@@ -253,6 +292,8 @@ void numacore_scan(struct task_struct *p, struct numacore_task *nt)
 {
 	u64 start = p->se.sum_exec_runtime;
 	s64 ran = numacore_ran_ns(p, nt);
+	unsigned long next;
+	bool allowed;
 
 	if (ran < numacore_scan_period_ns(nt, p->mm))
 		return;
@@ -261,12 +302,18 @@ void numacore_scan(struct task_struct *p, struct numacore_task *nt)
 		return;
 	}
 
+	next = READ_ONCE(p->mm->numa_next_scan);
+	allowed = numacore_mm_scan_allowed(p, nt);
 	nt->node_stamp = start;
+	nt->window_node = task_node(p);
 	nt->window_placed = 0;
 	nt->window_misplaced = 0;
+	if (!allowed)
+		return;
 	/* Only tasks that fault on the marked memory space the mm's scans. */
-	numacore_scan_claim(p->mm, nt->faulted ? numacore_scan_period(nt, p->mm) :
-				   READ_ONCE(numacore_scan_period_min_ms));
+	numacore_scan_claim(p->mm, next, nt->faulted ?
+			    numacore_scan_period(nt, p->mm) :
+			    READ_ONCE(numacore_scan_period_min_ms));
 	/* As stock 6.1: scanning costs the task at most 1/32 of its runtime. */
 	nt->node_stamp += NUMACORE_SCAN_COST_FACTOR *
 			  (p->se.sum_exec_runtime - start);
