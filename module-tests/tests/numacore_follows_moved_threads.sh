@@ -1,0 +1,56 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# policy=numacore at its defaults: after memory converged and the scanner
+# backed off (towards scan_period_max_ms, 60 s), the process's threads are
+# moved to the other node; its memory follows them within 20 s, well
+# before a backed-off scan would come.
+. "${0%/*}/lib/nc.sh"
+. "${0%/*}/lib/numacore.sh"
+nc_need_nodes 2
+nc_need_prog numa_mfc
+nc_need_prog taskset
+nc_numacore_load policy=numacore
+numa_mfc --procs 1 --threads 2 --mb 64 --seconds 60 --start remote > /tmp/nc.mfc &
+mfc=$!
+trap 'kill $mfc 2>/dev/null; grep -v "^sample" /tmp/nc.mfc | head -n 20' EXIT
+
+# node_pct PID NODE: share of PID's resident pages on NODE (numa_maps),
+# 0 until the 64 MiB buffer (16384 pages) is resident.
+node_pct() {
+	awk -v n="N$2" '{ for (i = 2; i <= NF; i++) if ($i ~ /^N[0-9]+=/) {
+		split($i, kv, "="); tot += kv[2]; if (kv[1] == n) on += kv[2] } }
+		END { printf "%d\n", (tot >= 16384) ? 100 * on / tot : 0 }' "/proc/$1/numa_maps"
+}
+
+sleep 2
+pid=$(awk '/^proc / { for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "pid") print kv[2] } }' /tmp/nc.mfc | head -n 1)
+home=$(awk '/^proc / { for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "node") print kv[2] } }' /tmp/nc.mfc | head -n 1)
+echo "workload pid=$pid home=$home"
+[ -n "$pid" ] && [ -n "$home" ] || nc_fail "numa_mfc did not report its process"
+other=$((1 - home))
+t=0
+until [ "$(node_pct "$pid" "$home")" -ge 95 ]; do
+	[ $t -lt 25 ] || nc_fail "not converged on node $home after 25 s"
+	sleep 1
+	t=$((t + 1))
+done
+echo "pid $pid: $(node_pct "$pid" "$home")% on node $home after ${t} s; letting the scanner back off"
+sleep 5
+grep numa_mfc "$NC_DEBUGFS/tasks"
+cpus=$(cat /sys/devices/system/node/node$other/cpulist)
+for tid in $(ls /proc/"$pid"/task); do
+	taskset -p -c "$cpus" "$tid" > /dev/null || nc_fail "taskset $tid to $cpus failed"
+done
+echo "moved the threads of $pid to node $other (CPUs $cpus)"
+t=0
+until [ "$(node_pct "$pid" "$other")" -ge 90 ]; do
+	[ $t -lt 20 ] || nc_fail "memory did not follow to node $other in 20 s: $(node_pct "$pid" "$other")%"
+	sleep 1
+	t=$((t + 1))
+done
+echo "$(node_pct "$pid" "$other")% on node $other ${t} s after the move"
+kill $mfc 2>/dev/null
+wait $mfc
+trap - EXIT
+nc_numacore_unload
+nc_pass "memory followed threads moved after the back-off"
