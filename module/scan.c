@@ -86,6 +86,15 @@ static bool numacore_mm_scan_due(unsigned long next)
 	return !time_before(jiffies, next) || time_after(next, jiffies + max);
 }
 
+/* More than one fault in NUMACORE_MISPLACED_RATIO since the last scan left remote? */
+static bool numacore_window_misplaced(const struct numacore_task *nt)
+{
+	unsigned long placed = nt->window_placed;
+	unsigned long misplaced = nt->window_misplaced;
+
+	return misplaced * NUMACORE_MISPLACED_RATIO > placed + misplaced;
+}
+
 /* Pages of hinting faults that show a task works on its mm's memory. */
 #define NUMACORE_URGENT_MIN_PAGES	32
 
@@ -99,11 +108,10 @@ static bool numacore_mm_scan_due(unsigned long next)
 static bool numacore_scan_urgent(struct task_struct *p,
 				 const struct numacore_task *nt)
 {
-	unsigned long placed = nt->window_placed;
-	unsigned long misplaced = nt->window_misplaced, faults = 0;
+	unsigned long faults = 0;
 	int node;
 
-	if (misplaced * NUMACORE_MISPLACED_RATIO > placed + misplaced)
+	if (numacore_window_misplaced(nt))
 		return true;
 	if (task_node(p) == nt->window_node)
 		return false;
@@ -245,13 +253,12 @@ static bool numacore_scan_backoff(struct task_struct *p,
 {
 	unsigned int min = READ_ONCE(numacore_scan_period_min_ms);
 	unsigned int max = READ_ONCE(numacore_scan_period_max_ms);
-	unsigned long placed = nt->window_placed;
-	unsigned long misplaced = nt->window_misplaced;
 	unsigned int period = clamp(nt->scan_period_ms, min, max);
 
-	if (task_node(p) != nt->window_node || !(placed + misplaced))
+	if (task_node(p) != nt->window_node ||
+	    !(nt->window_placed + nt->window_misplaced))
 		return false;
-	if (misplaced * NUMACORE_MISPLACED_RATIO > placed + misplaced) {
+	if (numacore_window_misplaced(nt)) {
 		nt->scan_period_ms = max_t(unsigned int, period / 2, min);
 		return false;
 	}
