@@ -26,6 +26,8 @@
  *            nodes), then the policy is reset to MPOL_DEFAULT; each thread
  *            starts on its intended node and is unpinned before writing, so
  *            the balancer must fix placement (move memory or threads).
+ * --touch-node N first-touches all memory bound to node N (then the default
+ * policy again), with --bind none.
  * Threads are never pinned except with --bind hard.
  *
  * Each thread writes one 64-byte line per 4K page of its range, looping, and
@@ -79,8 +81,9 @@ static const char *bind_name[] = { "none", "hard", "inverse" };
 static struct {
 	enum bench bench;
 	enum bind bind;
-	int procs, threads, mb, seconds, sample_ms;
-} opt = { .bench = NUMA01, .bind = BIND_NONE, .mb = 64, .seconds = 20, .sample_ms = 500 };
+	int procs, threads, mb, seconds, sample_ms, touch_node;
+} opt = { .bench = NUMA01, .bind = BIND_NONE, .mb = 64, .seconds = 20, .sample_ms = 500,
+	.touch_node = -1 };
 
 struct shared_state {
 	atomic_int stop;
@@ -122,6 +125,7 @@ static void usage(int code)
 		"  --mb M          MiB per process (default 64)\n"
 		"  --seconds S     run time (default 20)\n"
 		"  --sample-ms MS  sample period (default 500)\n"
+		"  --touch-node N  first-touch all memory on node N (with --bind none)\n"
 		"  --help\n"
 		"Output format: see the comment at the top of numa_bench.c\n");
 	exit(code);
@@ -149,12 +153,13 @@ static void parse_args(int argc, char **argv)
 		{ "mb", required_argument, 0, 'm' },
 		{ "seconds", required_argument, 0, 's' },
 		{ "sample-ms", required_argument, 0, 'i' },
+		{ "touch-node", required_argument, 0, 'n' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
 	int c, found;
 
-	while ((c = getopt_long(argc, argv, "B:b:p:t:m:s:i:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "B:b:p:t:m:s:i:n:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'B':
 			found = 0;
@@ -185,6 +190,7 @@ static void parse_args(int argc, char **argv)
 		case 'm': opt.mb = parse_int(optarg, "--mb", 1, 1 << 20); break;
 		case 's': opt.seconds = parse_int(optarg, "--seconds", 1, 1 << 20); break;
 		case 'i': opt.sample_ms = parse_int(optarg, "--sample-ms", 10, 600000); break;
+		case 'n': opt.touch_node = parse_int(optarg, "--touch-node", 0, NU_MAX_NODES - 1); break;
 		case 'h': usage(0); break;
 		default: usage(2);
 		}
@@ -207,6 +213,19 @@ static void touch(char *p, size_t len)
 {
 	for (size_t off = 0; off < len; off += NU_PAGE_SIZE)
 		p[off] = 1;
+}
+
+/* First-touch [p, p + len) on --touch-node, then back to the default policy. */
+static void touch_on_node(char *p, size_t len)
+{
+	int r = nu_bind_task_node(opt.touch_node);
+
+	if (r)
+		fail("set_mempolicy(BIND)", -r);
+	touch(p, len);
+	r = nu_task_policy_default();
+	if (r)
+		fail("set_mempolicy(DEFAULT)", -r);
 }
 
 static void note_node(struct worker *me)
@@ -244,6 +263,8 @@ static void *worker_fn(void *arg)
 			r = nu_task_policy_default();
 			if (r)
 				fail("set_mempolicy(DEFAULT)", -r);
+		} else if (opt.touch_node >= 0) {
+			touch_on_node(me->start, me->len);
 		} else {
 			touch(me->start, me->len);
 		}
@@ -308,7 +329,10 @@ static void run_proc(int i, int nthreads)
 			if (r)
 				fail("set_mempolicy(BIND)", -r);
 		}
-		touch(buf, buf_len);
+		if (opt.touch_node >= 0)
+			touch_on_node(buf, buf_len);
+		else
+			touch(buf, buf_len);
 		r = nu_task_policy_default();
 		if (r)
 			fail("set_mempolicy(DEFAULT)", -r);
@@ -457,6 +481,11 @@ int main(int argc, char **argv)
 		nthreads = 1;
 	if (nthreads > MAXT)
 		nthreads = MAXT;
+	if (opt.touch_node >= nodes || (opt.touch_node >= 0 && opt.bind != BIND_NONE)) {
+		fprintf(stderr, "numa_bench: --touch-node %d needs --bind none and < %d\n",
+			opt.touch_node, nodes);
+		return 2;
+	}
 	if (opt.bind != BIND_NONE && nodes < 2) {
 		fprintf(stderr, "numa_bench: --bind %s needs >= 2 nodes\n", bind_name[opt.bind]);
 		return 1;
