@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * numacore: hinting fault accounting (seed 006).
+ * numacore: hinting fault accounting.
  *
  * Each task keeps faults[node][private|shared|unknown] in pages.  A fault
- * is private when the page's previous last_cpu is the CPU the task faults
- * on (CPU granularity, seed 006 section 2c), shared otherwise; a page
+ * is private when the task itself took the page's previous hinting fault
+ * (whatever CPU it ran on then), shared when another task did; a page
  * with no recorded CPU (its first hinting fault) tells nothing about
  * sharing and counts for its node only.
  */
@@ -31,10 +31,11 @@ static void numacore_count_fault(int page_nid, int nr_pages, int flags)
 /*
  * The scanner's back-off evidence: faults since the task's last scan
  * attempt, on the node it runs on (faults taken elsewhere say nothing
- * about where its memory should be now).
+ * about where its memory should be now).  A shared page the two-sample
+ * filter kept in place is neither: it is not the task's to place.
  */
 static void numacore_window_count(struct numacore_task *nt, int node,
-				  int nr_pages, int flags)
+				  int nr_pages, int flags, bool filtered)
 {
 	if (node != nt->window_node) {
 		nt->window_node = node;
@@ -43,8 +44,31 @@ static void numacore_window_count(struct numacore_task *nt, int node,
 	}
 	if (flags & (NUMA_POLICY_FAULT_LOCAL | NUMA_POLICY_FAULT_MIGRATED))
 		nt->window_placed += nr_pages;
-	else
+	else if (!filtered)
 		nt->window_misplaced += nr_pages;
+}
+
+/*
+ * The class and node of the fault in progress, as fault_target saw them
+ * on the faulting CPU; without that (an explicit mempolicy did not ask
+ * it), from the previous CPU and the CPU the task runs on now.
+ */
+static int numacore_take_fault_type(struct task_struct *p,
+				    struct numacore_task *nt, int last_cpu,
+				    int *node, bool *filtered)
+{
+	int type = nt->fault_type;
+
+	*node = nt->fault_node;
+	*filtered = nt->fault_filtered;
+	nt->fault_type = -1;
+	if (type >= 0)
+		return type;
+	*node = task_node(p);
+	*filtered = false;
+	if (last_cpu < 0)
+		return NUMACORE_UNKNOWN;
+	return last_cpu == task_cpu(p) ? NUMACORE_PRIVATE : NUMACORE_SHARED;
 }
 
 /**
@@ -54,13 +78,15 @@ static void numacore_window_count(struct numacore_task *nt, int node,
  * @nr_pages: pages the fault covered
  * @flags: NUMA_POLICY_FAULT_* flags
  *
- * Runs in the faulting task's context and may sleep.
+ * Runs in the faulting task's context and may sleep: a fault that left
+ * its page remote may move the task to its memory.
  */
 void numacore_fault_done(int last_cpu, int page_nid, int nr_pages, int flags)
 {
 	struct task_struct *p = current;
 	struct numacore_task *nt;
-	int type;
+	bool filtered;
+	int type, node;
 
 	numacore_count_fault(page_nid, nr_pages, flags);
 
@@ -74,10 +100,12 @@ void numacore_fault_done(int last_cpu, int page_nid, int nr_pages, int flags)
 	numacore_placement_update(p, nt);
 	nt->faulted = true;
 
-	if (last_cpu < 0)
-		type = NUMACORE_UNKNOWN;
-	else
-		type = last_cpu == task_cpu(p) ? NUMACORE_PRIVATE : NUMACORE_SHARED;
+	type = numacore_take_fault_type(p, nt, last_cpu, &node, &filtered);
 	*numacore_faults(nt, page_nid, type) += nr_pages;
-	numacore_window_count(nt, task_node(p), nr_pages, flags);
+	numacore_window_count(nt, node, nr_pages, flags, filtered);
+
+	if (nt->preferred_node == NUMA_NO_NODE)
+		numacore_preferred_update(p, nt);
+	if (page_nid != task_node(p))
+		numacore_place_task(p, nt);
 }

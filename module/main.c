@@ -24,7 +24,7 @@ struct numacore_task *numacore_task_get(struct task_struct *p)
 	if (nt)
 		return nt;
 
-	nt = kzalloc(struct_size(nt, faults, NUMACORE_FAULT_TYPES * nr_node_ids), GFP_KERNEL);
+	nt = kzalloc(struct_size(nt, faults, NUMACORE_FAULT_SLOTS), GFP_KERNEL);
 	if (!nt)
 		return NULL;
 
@@ -37,6 +37,9 @@ struct numacore_task *numacore_task_get(struct task_struct *p)
 	nt->last_node = task_node(p);
 	nt->window_node = nt->last_node;
 	nt->preferred_node = NUMA_NO_NODE;
+	nt->group_node = NUMA_NO_NODE;
+	nt->placed_node = NUMA_NO_NODE;
+	nt->fault_type = -1;
 	nt->shared = -1;
 
 	if (!numa_policy_set_task_data(p, nt)) {
@@ -57,6 +60,7 @@ static void numacore_task_work(struct task_struct *p)
 		return;
 
 	numacore_scan(p, nt);
+	numacore_preferred_update(p, nt);
 	numacore_place_task(p, nt);
 }
 

@@ -8,14 +8,15 @@
  *
  * moron:    balancenuma's Migrate On Reference Of pte_numa Node: every
  *           misplaced page goes to the referencing node at once.
- * numacore: the two-sample filter of numa_migration_target() (seed 005):
+ * numacore: the two-sample filter of numa_migration_target():
  *           a page moves to the faulting CPU's node only if its previous
  *           hinting fault came from that node too, which squares the
  *           probability of acting on an unlikely task<->page relation.
  *           A page with no recorded last CPU (never hint-faulted since it
  *           was allocated) has no first sample; with first_fault (the
  *           default) it moves on its first fault as stock 6.1 lets it,
- *           without it waits for a second sample.
+ *           without it waits for a second sample.  The page also stays
+ *           where it is when the task is to move to it instead.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -31,27 +32,51 @@
  * @cpu: the faulting CPU
  * @page_nid: the page's node
  *
- * Records @cpu as the page's last CPU for the next fault's filter and the
- * private/shared classification.
+ * Records @cpu as the page's last CPU for the next fault's filter, and
+ * classifies the fault for fault_done: private when current made the
+ * page's previous record, shared when another task did.  A page the task
+ * is about to move to (numacore_task_follows_memory()) stays in place.
  *
  * Return: the node to migrate to, or NUMA_NO_NODE to leave the page.
  */
+static int numacore_fault_type(int last_cpu, bool same_task)
+{
+	if (last_cpu < 0)
+		return NUMACORE_UNKNOWN;
+	return same_task ? NUMACORE_PRIVATE : NUMACORE_SHARED;
+}
+
 int numacore_fault_target(struct page *page, struct vm_area_struct *vma,
 			  int cpu, int page_nid)
 {
-	int last_cpu = numa_policy_page_xchg_last_cpu(page, cpu);
+	struct numacore_task *nt = numa_policy_task_data(current);
 	int this_nid = cpu_to_node(cpu);
+	bool same_task;
+	int last_cpu;
+
+	last_cpu = numa_policy_page_xchg_last_cpu(page, cpu, &same_task);
+	if (nt) {
+		nt->fault_type = numacore_fault_type(last_cpu, same_task);
+		nt->fault_node = this_nid;
+		nt->fault_filtered = false;
+	}
 
 	if (page_nid == this_nid)
 		return NUMA_NO_NODE;
 	if (numacore_is_moron())
 		return this_nid;
+	if (nt && numacore_task_follows_memory(current, nt, page_nid)) {
+		numacore_stat_add(NUMACORE_STAT_MIGRATE_DEFERRED, 1);
+		return NUMA_NO_NODE;
+	}
 
 	if (last_cpu < 0 && READ_ONCE(numacore_feat_first_fault))
 		return this_nid;
 	if (last_cpu < 0 || cpu_to_node(last_cpu) != this_nid) {
 		/* Access miss: the previous sample came from elsewhere. */
 		numacore_stat_add(NUMACORE_STAT_MIGRATE_FILTERED, 1);
+		if (nt)
+			nt->fault_filtered = true;
 		return NUMA_NO_NODE;
 	}
 	return this_nid;

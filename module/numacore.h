@@ -29,6 +29,7 @@ extern bool numacore_feat_faults_up;
 extern bool numacore_feat_faults_down;
 extern bool numacore_feat_settle;
 extern bool numacore_feat_first_fault;
+extern bool numacore_feat_task_follows;
 
 int numacore_params_check(void);
 void numacore_params_loaded(void);
@@ -50,9 +51,17 @@ enum numacore_stat {
 	NUMACORE_STAT_PAGES_MIGRATED,
 	NUMACORE_STAT_MIGRATE_FAILED,
 	NUMACORE_STAT_MIGRATE_FILTERED,
+	NUMACORE_STAT_MIGRATE_DEFERRED,
+	NUMACORE_STAT_PLACE_ATTEMPTS,
 	NUMACORE_STAT_TASK_MOVES,
-	NUMACORE_STAT_LB_ALLOW,
-	NUMACORE_STAT_LB_REFUSE,
+	NUMACORE_STAT_TASK_SWAPS,
+	NUMACORE_STAT_PLACE_NO_CAPACITY,
+	NUMACORE_STAT_PLACE_NO_IMPROVEMENT,
+	NUMACORE_STAT_PLACE_AFFINITY,
+	NUMACORE_STAT_PLACE_BACKOFF,
+	NUMACORE_STAT_MOVES_UNDONE,
+	NUMACORE_STAT_LB_IMPROVES,
+	NUMACORE_STAT_LB_DEGRADES,
 	NUMACORE_STAT_NR,
 };
 
@@ -70,14 +79,24 @@ void numacore_stats_exit(void);
  * @faulted: the task took a hinting fault since
  * @migrate_seq: scan sequences since the task last changed node
  * @last_node: node the task ran on at its last tick
- * @preferred_node: node with most faults, or NUMA_NO_NODE
+ * @preferred_node: node with most of the task's faults, or NUMA_NO_NODE
+ * @group_node: node with most of its process's faults, or NUMA_NO_NODE
  * @shared: -1 unknown, 0 private, 1 shared working set
+ * @fault_type: class of the fault in progress, set by fault_target from
+ *	the faulting CPU and the page's previous task, or -1
+ * @fault_node: node of the CPU the fault in progress was taken on
+ * @fault_filtered: the fault in progress left its page in place because
+ *	the previous sample came from another node (a shared page)
  * @window_node: node the task took the faults of the window on
  * @window_placed: hinting faults since the last scan attempt that left
  *	the page local: on the task's node, or migrated there
  * @window_misplaced: hinting faults since the last scan attempt that left
- *	the page remote (filtered, refused or failed migrations)
- * @faults: hinting faults in pages, [node * NUMACORE_FAULT_TYPES + type]
+ *	the page remote (refused or failed migrations)
+ * @place_next: jiffies before which no placement is tried (back-off)
+ * @place_backoff_ms: current placement back-off
+ * @placed_node: node the policy last moved the task to, or NUMA_NO_NODE
+ * @faults: hinting faults in pages, [node * NUMACORE_FAULT_TYPES + type],
+ *	then the process's faults per node (numacore_group_faults())
  */
 struct numacore_task {
 	u64 node_stamp;
@@ -88,10 +107,17 @@ struct numacore_task {
 	int migrate_seq;
 	int last_node;
 	int preferred_node;
+	int group_node;
 	int shared;
+	int fault_type;
+	int fault_node;
+	bool fault_filtered;
 	int window_node;
 	unsigned long window_placed;
 	unsigned long window_misplaced;
+	unsigned long place_next;
+	unsigned int place_backoff_ms;
+	int placed_node;
 	unsigned long faults[];
 };
 
@@ -118,7 +144,24 @@ static inline unsigned long numacore_node_faults(const struct numacore_task *nt,
 	return f[NUMACORE_SHARED] + f[NUMACORE_PRIVATE] + f[NUMACORE_UNKNOWN];
 }
 
+/* The process's faults on @node, summed over its threads at each sequence. */
+static inline unsigned long *numacore_group_faults(struct numacore_task *nt,
+						   int node)
+{
+	return &nt->faults[nr_node_ids * NUMACORE_FAULT_TYPES + node];
+}
+
+/* Fault vector entries: per node and type, then per node for the group. */
+#define NUMACORE_FAULT_SLOTS	(nr_node_ids * (NUMACORE_FAULT_TYPES + 1))
+
 struct numacore_task *numacore_task_get(struct task_struct *p);
+
+/* NUMA_SETTLE: has the task stayed on one node for settle_count sequences? */
+static inline bool numacore_settled(const struct numacore_task *nt)
+{
+	return !READ_ONCE(numacore_feat_settle) ||
+	       nt->migrate_seq >= READ_ONCE(numacore_settle_count);
+}
 
 /* scan.c: runtime-paced PROT_NONE working set scanner. */
 void numacore_task_tick(struct task_struct *curr);
@@ -131,10 +174,17 @@ void numacore_fault_done(int last_cpu, int page_nid, int nr_pages, int flags);
 int numacore_fault_target(struct page *page, struct vm_area_struct *vma,
 			  int cpu, int page_nid);
 
-/* placement.c: preferred node, task moves, load-balancer ordering. */
+/* placement.c: preferred nodes, the task's target, load-balancer ordering. */
 void numacore_placement_update(struct task_struct *p, struct numacore_task *nt);
-void numacore_place_task(struct task_struct *p, struct numacore_task *nt);
+void numacore_preferred_update(struct task_struct *p, struct numacore_task *nt);
+int numacore_target_node(const struct numacore_task *nt);
+unsigned long numacore_class_faults(struct numacore_task *nt, int node);
 enum numa_policy_lb_verdict
 numacore_can_migrate(struct task_struct *p, const struct numa_policy_lb_ctx *ctx);
+
+/* move.c: moving a task to its target node within capacity, or swapping. */
+bool numacore_task_follows_memory(struct task_struct *p,
+				  struct numacore_task *nt, int node);
+void numacore_place_task(struct task_struct *p, struct numacore_task *nt);
 
 #endif /* _NUMACORE_H */

@@ -21,6 +21,7 @@ bool numacore_feat_faults_up = true;
 bool numacore_feat_faults_down;
 bool numacore_feat_settle = true;
 bool numacore_feat_first_fault = true;
+bool numacore_feat_task_follows = true;
 
 /* Cross-parameter checks wait for the end of insmod's argument list. */
 static bool numacore_loaded;
@@ -169,6 +170,8 @@ module_param_cb(faults_down, &numacore_feature_ops, &numacore_feat_faults_down, 
 MODULE_PARM_DESC(faults_down, "Load balancer: allow a move to the next-best node when the task must leave its node (default off)");
 module_param_cb(first_fault, &numacore_feature_ops, &numacore_feat_first_fault, 0644);
 MODULE_PARM_DESC(first_fault, "numacore: migrate a page with no recorded last CPU on its first hinting fault, as stock 6.1 does; off = strict two-sample filter (default on)");
+module_param_cb(task_follows, &numacore_feature_ops, &numacore_feat_task_follows, 0644);
+MODULE_PARM_DESC(task_follows, "numacore: move a task to the node holding its memory (into spare capacity, or by swapping with a task that wants the task's node) instead of migrating the memory (default on)");
 module_param_cb(settle, &numacore_feature_ops, &numacore_feat_settle, 0644);
 MODULE_PARM_DESC(settle, "Wait settle_count scan sequences before reclassifying a task or moving it (default on)");
 

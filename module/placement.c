@@ -1,22 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * numacore: task placement (seed 006).
+ * numacore: where a task belongs, and the load balancer's view of it.
  *
- * Once per scan sequence a task's fault vector is halved; the node with
- * most faults becomes its preferred node, and the task is classified
- * shared when its shared faults are at least a quarter of its private
- * ones.  With the settle feature the class changes only after
- * settle_count sequences on one node (NUMA_SETTLE).
+ * Once per scan sequence a task's fault vector is halved and the task is
+ * classified: shared when its shared faults are at least a quarter of its
+ * private ones.  With the settle feature the class changes only after
+ * settle_count sequences on one node (NUMA_SETTLE).  The faults of all
+ * threads of the process are summed at the same time, so that related
+ * tasks agree on one node.
  *
- * numacore (not moron) also places tasks: a settled task away from its
- * preferred node is moved there, and the load balancer is ordered so
- * that moves towards a task's faults are taken (faults_up) and moves off
- * its preferred node are refused until balancing keeps failing.
+ * A task's target node is where the memory it works on is: the process's
+ * node for a shared task (shared tasks gather where their common memory
+ * is), its own preferred node otherwise (private tasks spread to their
+ * own memory).  A preferred node changes only when another node has
+ * clearly more faults, so that a task does not flip between nodes with
+ * similar evidence.
+ *
+ * The load balancer sees a move towards the target node (or towards more
+ * of the task's faults) as improving locality, a move off the target node
+ * as degrading it: the task is then cache hot, not pinned, and the
+ * kernel still moves it when balancing keeps failing.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/cpumask.h>
-#include <linux/sched.h>
+#include <linux/rcupdate.h>
+#include <linux/sched/signal.h>
 #include <linux/topology.h>
 
 #include "numacore.h"
@@ -27,57 +35,146 @@
  * once) must not set a class that NUMA_SETTLE then keeps.
  */
 #define NUMACORE_CLASS_MIN_PAGES	32
+/* A new preferred node needs 1/NUMACORE_PREFERRED_MARGIN more faults. */
+#define NUMACORE_PREFERRED_MARGIN	4
+/* Threads whose faults are summed into the process's (a sample beyond). */
+#define NUMACORE_GROUP_MAX_THREADS	64
 
-static bool numacore_settled(const struct numacore_task *nt)
+static bool numacore_uses_group(const struct numacore_task *nt)
 {
-	return !READ_ONCE(numacore_feat_settle) ||
-	       nt->migrate_seq >= READ_ONCE(numacore_settle_count);
+	return READ_ONCE(nt->shared) == 1 &&
+	       READ_ONCE(nt->group_node) != NUMA_NO_NODE;
 }
 
-/* Decay the fault vector; return the node with most faults. */
-static int numacore_decay_faults(struct numacore_task *nt,
-				 unsigned long total[NUMACORE_FAULT_TYPES])
+/**
+ * numacore_class_faults() - the faults that place @nt, on @node
+ * @nt: a task's state
+ * @node: a node
+ *
+ * Return: the process's faults on @node for a shared task, the task's own
+ * otherwise.
+ */
+unsigned long numacore_class_faults(struct numacore_task *nt, int node)
 {
-	unsigned long faults, max_faults = 0;
-	int node, type, max_node = NUMA_NO_NODE;
+	if (numacore_uses_group(nt))
+		return READ_ONCE(*numacore_group_faults(nt, node));
+	return numacore_node_faults(nt, node);
+}
+
+/**
+ * numacore_target_node() - the node @nt's task should run on
+ * @nt: a task's state
+ *
+ * Return: the process's node for a shared task, its own preferred node
+ * otherwise; NUMA_NO_NODE without evidence.
+ */
+int numacore_target_node(const struct numacore_task *nt)
+{
+	if (numacore_uses_group(nt))
+		return READ_ONCE(nt->group_node);
+	return READ_ONCE(nt->preferred_node);
+}
+
+/*
+ * The node with most faults in @faults(@nt, node), unless @old has nearly
+ * as many: a new node needs 1/NUMACORE_PREFERRED_MARGIN more.
+ */
+static int numacore_pick_node(struct numacore_task *nt, int old,
+			      unsigned long (*faults)(struct numacore_task *, int))
+{
+	unsigned long f, max_faults = 0;
+	int node, max_node = NUMA_NO_NODE;
 
 	for (node = 0; node < nr_node_ids; node++) {
-		faults = numacore_node_faults(nt, node);
+		f = faults(nt, node);
+		if (f > max_faults) {
+			max_faults = f;
+			max_node = node;
+		}
+	}
+	if (old == NUMA_NO_NODE || max_node == NUMA_NO_NODE)
+		return max_node;
+	f = faults(nt, old);
+	if (max_faults <= f + f / NUMACORE_PREFERRED_MARGIN)
+		return old;
+	return max_node;
+}
+
+static unsigned long numacore_own_faults(struct numacore_task *nt, int node)
+{
+	return numacore_node_faults(nt, node);
+}
+
+static unsigned long numacore_group_node_faults(struct numacore_task *nt,
+						int node)
+{
+	return *numacore_group_faults(nt, node);
+}
+
+/**
+ * numacore_preferred_update() - choose @p's preferred node from its faults
+ * @p: current
+ * @nt: its state
+ */
+void numacore_preferred_update(struct task_struct *p, struct numacore_task *nt)
+{
+	int node = numacore_pick_node(nt, nt->preferred_node,
+				      numacore_own_faults);
+
+	if (node != NUMA_NO_NODE)
+		WRITE_ONCE(nt->preferred_node, node);
+}
+
+/* Sum the faults of @p's threads (up to NUMACORE_GROUP_MAX_THREADS). */
+static void numacore_group_update(struct task_struct *p,
+				  struct numacore_task *nt)
+{
+	struct numacore_task *tnt;
+	struct task_struct *t;
+	int node, nr = 0;
+
+	for (node = 0; node < nr_node_ids; node++)
+		*numacore_group_faults(nt, node) = 0;
+
+	rcu_read_lock();
+	for_each_thread(p, t) {
+		tnt = numa_policy_task_data(t);
+		if (!tnt)
+			continue;
+		for (node = 0; node < nr_node_ids; node++)
+			*numacore_group_faults(nt, node) +=
+				numacore_node_faults(tnt, node);
+		if (++nr >= NUMACORE_GROUP_MAX_THREADS)
+			break;
+	}
+	rcu_read_unlock();
+
+	node = numacore_pick_node(nt, nt->group_node, numacore_group_node_faults);
+	if (node != NUMA_NO_NODE)
+		WRITE_ONCE(nt->group_node, node);
+}
+
+/* Halve the fault vector; sum it per type into @total. */
+static void numacore_decay_faults(struct numacore_task *nt,
+				  unsigned long total[NUMACORE_FAULT_TYPES])
+{
+	int node, type;
+
+	for (node = 0; node < nr_node_ids; node++) {
 		for (type = 0; type < NUMACORE_FAULT_TYPES; type++) {
 			total[type] += *numacore_faults(nt, node, type);
 			*numacore_faults(nt, node, type) /= 2;
 		}
-		if (faults > max_faults) {
-			max_faults = faults;
-			max_node = node;
-		}
 	}
-	return max_node;
 }
 
-/**
- * numacore_placement_update() - per scan sequence update of @p's state
- * @p: current
- * @nt: its state
- */
-void numacore_placement_update(struct task_struct *p, struct numacore_task *nt)
+static void numacore_classify(struct numacore_task *nt,
+			      const unsigned long total[NUMACORE_FAULT_TYPES])
 {
-	int seq = READ_ONCE(p->mm->numa_scan_seq);
-	unsigned long total[NUMACORE_FAULT_TYPES] = { 0 };
-	int max_node, shared;
+	int shared;
 
-	if (nt->scan_seq == seq)
-		return;
-	nt->scan_seq = seq;
-
-	max_node = numacore_decay_faults(nt, total);
-	if (max_node != NUMA_NO_NODE)
-		WRITE_ONCE(nt->preferred_node, max_node);
-
-	nt->migrate_seq++;
 	if (!numacore_settled(nt))
 		return;
-
 	/* Only faults with a previous CPU say anything about sharing. */
 	if (total[NUMACORE_SHARED] + total[NUMACORE_PRIVATE] <
 	    NUMACORE_CLASS_MIN_PAGES)
@@ -90,49 +187,50 @@ void numacore_placement_update(struct task_struct *p, struct numacore_task *nt)
 }
 
 /**
- * numacore_place_task() - move @p to its preferred node once settled
- * @p: current, in task_work: may sleep
+ * numacore_placement_update() - per scan sequence update of @p's state
+ * @p: current
  * @nt: its state
  */
-void numacore_place_task(struct task_struct *p, struct numacore_task *nt)
+void numacore_placement_update(struct task_struct *p, struct numacore_task *nt)
 {
-	int node = READ_ONCE(nt->preferred_node);
-	int cpu;
+	int seq = READ_ONCE(p->mm->numa_scan_seq);
+	unsigned long total[NUMACORE_FAULT_TYPES] = { 0 };
 
-	if (numacore_is_moron() || node == NUMA_NO_NODE ||
-	    node == task_node(p) || !numacore_settled(nt))
+	if (nt->scan_seq == seq)
 		return;
+	nt->scan_seq = seq;
 
-	cpu = cpumask_any_and(cpumask_of_node(node), p->cpus_ptr);
-	if (cpu >= nr_cpu_ids)
-		return;
-	if (!migrate_task_to(p, cpu))
-		numacore_stat_add(NUMACORE_STAT_TASK_MOVES, 1);
+	numacore_preferred_update(p, nt);
+	numacore_group_update(p, nt);
+	numacore_decay_faults(nt, total);
+	nt->migrate_seq++;
+	numacore_classify(nt, total);
 }
 
 static enum numa_policy_lb_verdict
-numacore_lb_verdict(const struct numacore_task *nt,
+numacore_lb_verdict(struct numacore_task *nt,
 		    const struct numa_policy_lb_ctx *ctx)
 {
-	unsigned long src = numacore_node_faults(nt, ctx->src_node);
-	unsigned long dst = numacore_node_faults(nt, ctx->dst_node);
+	unsigned long src = numacore_class_faults(nt, ctx->src_node);
+	unsigned long dst = numacore_class_faults(nt, ctx->dst_node);
+	int target = numacore_target_node(nt);
 
-	if (READ_ONCE(numacore_feat_faults_up) && dst > src)
-		return NUMA_POLICY_LB_ALLOW;
-	if (READ_ONCE(nt->preferred_node) != ctx->src_node)
+	if (target == ctx->dst_node ||
+	    (READ_ONCE(numacore_feat_faults_up) && dst > src))
+		return NUMA_POLICY_LB_IMPROVES;
+	if (target != ctx->src_node)
 		return NUMA_POLICY_LB_NEUTRAL;
-	/* Leaving its preferred node: only when balancing keeps failing. */
-	if (ctx->nr_balance_failed > ctx->cache_nice_tries)
+	/* Leaving the target for the next-best node. */
+	if (READ_ONCE(numacore_feat_faults_down) && dst && dst <= src &&
+	    ctx->nr_balance_failed > ctx->cache_nice_tries)
 		return NUMA_POLICY_LB_NEUTRAL;
-	if (READ_ONCE(numacore_feat_faults_down) && dst && dst <= src)
-		return NUMA_POLICY_LB_NEUTRAL;
-	return NUMA_POLICY_LB_REFUSE;
+	return NUMA_POLICY_LB_DEGRADES;
 }
 
 /**
  * numacore_can_migrate() - &numa_policy_ops.can_migrate
  * @p: the candidate task, queued on @ctx->src_cpu
- * @ctx: the balancing state
+ * @ctx: the balancing state; the two CPUs are on different nodes
  *
  * Runqueue locks held: must not sleep.
  *
@@ -141,16 +239,16 @@ numacore_lb_verdict(const struct numacore_task *nt,
 enum numa_policy_lb_verdict
 numacore_can_migrate(struct task_struct *p, const struct numa_policy_lb_ctx *ctx)
 {
-	const struct numacore_task *nt = numa_policy_task_data(p);
+	struct numacore_task *nt = numa_policy_task_data(p);
 	enum numa_policy_lb_verdict verdict;
 
-	if (numacore_is_moron() || !nt || ctx->src_node == ctx->dst_node)
+	if (numacore_is_moron() || !nt)
 		return NUMA_POLICY_LB_NEUTRAL;
 
 	verdict = numacore_lb_verdict(nt, ctx);
-	if (verdict == NUMA_POLICY_LB_ALLOW)
-		numacore_stat_add(NUMACORE_STAT_LB_ALLOW, 1);
-	else if (verdict == NUMA_POLICY_LB_REFUSE)
-		numacore_stat_add(NUMACORE_STAT_LB_REFUSE, 1);
+	if (verdict == NUMA_POLICY_LB_IMPROVES)
+		numacore_stat_add(NUMACORE_STAT_LB_IMPROVES, 1);
+	else if (verdict == NUMA_POLICY_LB_DEGRADES)
+		numacore_stat_add(NUMACORE_STAT_LB_DEGRADES, 1);
 	return verdict;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * numacore: the working set scanner (seeds 005 and 007).
+ * numacore: the working set scanner.
  *
  * The scheduler tick measures task runtime; once a task has run for its
  * scan period it queues task_work, and the scan runs in the context of
@@ -175,7 +175,7 @@ void numacore_task_tick(struct task_struct *curr)
 /*
  * vma_policy_mof() is false for a shmem mapping without a shared policy of
  * its own, where the faulting task's policy applies: scan those too, so
- * that shared pages migrate (seed 008).  An explicit shared policy is
+ * that shared pages migrate.  An explicit shared policy is
  * still honoured when the page faults.
  */
 static bool numacore_vma_policy_allows(struct vm_area_struct *vma)
@@ -236,6 +236,27 @@ static void numacore_scan_mm(struct mm_struct *mm)
 }
 
 /*
+ * Do the task and the memory it works on agree?  The task runs on its
+ * target node (or has none), and that node holds all but one in
+ * NUMACORE_MISPLACED_RATIO of the faults that place it.
+ */
+static bool numacore_placement_converged(struct task_struct *p,
+					 struct numacore_task *nt)
+{
+	int node, target = numacore_target_node(nt);
+	unsigned long all = 0;
+
+	if (target == NUMA_NO_NODE)
+		return true;
+	if (target != task_node(p))
+		return false;
+	for (node = 0; node < nr_node_ids; node++)
+		all += numacore_class_faults(nt, node);
+	return numacore_class_faults(nt, target) * NUMACORE_MISPLACED_RATIO >=
+	       all * (NUMACORE_MISPLACED_RATIO - 1);
+}
+
+/*
  * Adapt the scan period to the faults since the task's last scan attempt:
  * halve it when more than one in NUMACORE_MISPLACED_RATIO left its page
  * remote, multiply it by NUMACORE_BACKOFF when they all (but that share)
@@ -243,8 +264,9 @@ static void numacore_scan_mm(struct mm_struct *mm)
  * over yet: the memory it would sample is where the task runs.  A task
  * that moved since its last scan, or took no fault since, has no such
  * evidence and scans (fault_done starts a new window on a new node).
- * At scan_period_max_ms, and while a pass over the mm is unfinished (an
- * mm larger than scan_size_mb), the scan is never deferred.
+ * At scan_period_max_ms, while a pass over the mm is unfinished (an mm
+ * larger than scan_size_mb), and while the task is away from its target
+ * node or its memory is spread over nodes, the scan is never deferred.
  *
  * Return: true if the scan is deferred.
  */
@@ -264,6 +286,9 @@ static bool numacore_scan_backoff(struct task_struct *p,
 	}
 	/* Memory this pass did not reach yet is no evidence: finish it. */
 	if (period >= max || READ_ONCE(p->mm->numa_scan_offset))
+		return false;
+	/* Placement needs fresh faults until task and memory agree. */
+	if (!numacore_placement_converged(p, nt))
 		return false;
 	nt->scan_period_ms = min_t(unsigned int, period * NUMACORE_BACKOFF, max);
 	return ran < (s64)nt->scan_period_ms * NSEC_PER_MSEC;

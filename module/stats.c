@@ -4,7 +4,8 @@
  *
  * /sys/kernel/debug/numacore/stats: one "name value" line per counter.
  * /sys/kernel/debug/numacore/tasks: one line per task with policy state:
- *   pid=<pid> comm=<comm> node=<node it runs on> preferred=<node|-1>
+ *   pid=<pid> tgid=<tgid> comm=<comm> node=<node it runs on>
+ *   preferred=<node|-1> group=<node|-1> target=<node|-1>
  *   class=<private|shared|unknown> scan_period_ms=<ms>
  *   faults=<node0>,<node1>,... private=<n> shared=<n>
  * Fault figures are the decayed per-task vector, in pages.
@@ -32,9 +33,17 @@ static const char * const numacore_stat_names[NUMACORE_STAT_NR] = {
 	[NUMACORE_STAT_PAGES_MIGRATED]	= "pages_migrated",
 	[NUMACORE_STAT_MIGRATE_FAILED]	= "migrate_failed",
 	[NUMACORE_STAT_MIGRATE_FILTERED] = "migrate_filtered",
+	[NUMACORE_STAT_MIGRATE_DEFERRED] = "migrate_deferred",
+	[NUMACORE_STAT_PLACE_ATTEMPTS]	= "place_attempts",
 	[NUMACORE_STAT_TASK_MOVES]	= "task_moves",
-	[NUMACORE_STAT_LB_ALLOW]	= "lb_allow",
-	[NUMACORE_STAT_LB_REFUSE]	= "lb_refuse",
+	[NUMACORE_STAT_TASK_SWAPS]	= "task_swaps",
+	[NUMACORE_STAT_PLACE_NO_CAPACITY] = "place_no_capacity",
+	[NUMACORE_STAT_PLACE_NO_IMPROVEMENT] = "place_no_improvement",
+	[NUMACORE_STAT_PLACE_AFFINITY]	= "place_affinity",
+	[NUMACORE_STAT_PLACE_BACKOFF]	= "place_backoff",
+	[NUMACORE_STAT_MOVES_UNDONE]	= "moves_undone",
+	[NUMACORE_STAT_LB_IMPROVES]	= "lb_improves",
+	[NUMACORE_STAT_LB_DEGRADES]	= "lb_degrades",
 };
 
 void numacore_stat_add(enum numacore_stat stat, long nr)
@@ -70,9 +79,10 @@ static void numacore_task_show(struct seq_file *m, struct task_struct *p,
 	unsigned long priv = 0, shared = 0;
 	int node;
 
-	seq_printf(m, "pid=%d comm=%s node=%d preferred=%d class=%s scan_period_ms=%u faults=",
-		   task_pid_nr(p), p->comm, task_node(p),
-		   READ_ONCE(nt->preferred_node),
+	seq_printf(m, "pid=%d tgid=%d comm=%s node=%d preferred=%d group=%d target=%d class=%s scan_period_ms=%u faults=",
+		   task_pid_nr(p), task_tgid_nr(p), p->comm, task_node(p),
+		   READ_ONCE(nt->preferred_node), READ_ONCE(nt->group_node),
+		   numacore_target_node(nt),
 		   numacore_class_name(READ_ONCE(nt->shared)),
 		   READ_ONCE(nt->scan_period_ms));
 	for (node = 0; node < nr_node_ids; node++) {

@@ -158,11 +158,13 @@ MODULE_PARM_DESC(task_data_size,
 static int hooktest_fault_target(struct page *page, struct vm_area_struct *vma,
 				 int cpu, int page_nid)
 {
+	bool same_task;
+
 	hooktest_count(HT_FAULT_TARGET, 1);
 	/* page table lock held (preemptible() is 0 without PREEMPT_COUNT) */
 	if (preemptible() || cpu != raw_smp_processor_id())
 		hooktest_count(HT_CONTEXT_ERRORS, 1);
-	numa_policy_page_xchg_last_cpu(page, cpu);
+	numa_policy_page_xchg_last_cpu(page, cpu, &same_task);
 	return cpu_to_node(cpu);
 }
 

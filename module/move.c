@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * numacore: moving a task to the node that holds its memory.
+ *
+ * CPU follows memory or memory follows CPU: when the memory a task works
+ * on is on one other node (that node holds NUMACORE_MOVE_RATIO times the
+ * faults of the task's own node, and at least NUMACORE_MOVE_MIN_PAGES),
+ * moving the task is one migration where following it would be one per
+ * page.  The task is then moved there, from its own context, and its
+ * faults leave the pages in place meanwhile.  Memory follows the CPU
+ * instead when the task may not run there (its CPU mask), and while the
+ * task backs off after a failed or undone move.
+ *
+ * A move never adds load the balancer would have to take back: the task
+ * goes to an idle CPU of the target node, or to a node whose load is
+ * below the source's by more than one task.  Otherwise it is swapped
+ * with a task running on the target node whose own target is the
+ * source node, so that the swap improves both and neither wants to go
+ * back (AutoNUMA's exchange rule): two tasks that both want one node
+ * never trade places.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpumask.h>
+#include <linux/jiffies.h>
+#include <linux/minmax.h>
+#include <linux/rcupdate.h>
+#include <linux/sched/task.h>
+#include <linux/topology.h>
+
+#include "numacore.h"
+
+/* Faults (pages) on the target node before a task follows its memory. */
+#define NUMACORE_MOVE_MIN_PAGES		32
+/* The target node holds this many times the faults of the task's node. */
+#define NUMACORE_MOVE_RATIO		2
+/* Back-off after a failed or undone move: doubles from min up to max. */
+#define NUMACORE_PLACE_BACKOFF_MIN_MS	500
+#define NUMACORE_PLACE_BACKOFF_MAX_MS	16000
+/* After a move, the task stays this long before the next one. */
+#define NUMACORE_PLACE_INTERVAL_MS	1000
+
+/* Does @node hold the memory @nt works on, rather than @cur? */
+static bool numacore_node_dominates(struct numacore_task *nt, int node,
+				    int cur)
+{
+	unsigned long f = numacore_class_faults(nt, node);
+
+	return f >= NUMACORE_MOVE_MIN_PAGES &&
+	       f >= NUMACORE_MOVE_RATIO * numacore_class_faults(nt, cur);
+}
+
+/* All the faults that place @nt, on every node. */
+static unsigned long numacore_class_faults_total(struct numacore_task *nt)
+{
+	unsigned long sum = 0;
+	int node;
+
+	for (node = 0; node < nr_node_ids; node++)
+		sum += numacore_class_faults(nt, node);
+	return sum;
+}
+
+/**
+ * numacore_task_follows_memory() - will @p move to @node, its memory?
+ * @p: current, faulting on a page of @node; page table lock held
+ * @nt: its state
+ * @node: the page's node, not @p's
+ *
+ * A task that may run on @node and has fewer than NUMACORE_MOVE_MIN_PAGES
+ * faults leaves its pages in place too: a page migrated now would count
+ * for the task's node and hide where its memory is.
+ *
+ * Return: true if the page should stay where it is, because @p is to move
+ * to it (numacore_place_task()) or may still do so.
+ */
+bool numacore_task_follows_memory(struct task_struct *p,
+				  struct numacore_task *nt, int node)
+{
+	if (numacore_is_moron() || !READ_ONCE(numacore_feat_task_follows))
+		return false;
+	if (!numacore_settled(nt) ||
+	    time_before(jiffies, READ_ONCE(nt->place_next)))
+		return false;
+	if (!cpumask_intersects(cpumask_of_node(node), p->cpus_ptr))
+		return false;
+	if (numacore_class_faults_total(nt) < NUMACORE_MOVE_MIN_PAGES)
+		return true;
+	return node == numacore_target_node(nt) &&
+	       numacore_node_dominates(nt, node, task_node(p));
+}
+
+static void numacore_place_backoff(struct numacore_task *nt)
+{
+	nt->place_backoff_ms = clamp_t(unsigned int, nt->place_backoff_ms * 2,
+				       NUMACORE_PLACE_BACKOFF_MIN_MS,
+				       NUMACORE_PLACE_BACKOFF_MAX_MS);
+	WRITE_ONCE(nt->place_next,
+		   jiffies + msecs_to_jiffies(nt->place_backoff_ms));
+}
+
+/* A move the balancer took back: back off before trying again. */
+static void numacore_check_undone(struct numacore_task *nt, int node)
+{
+	if (nt->placed_node == NUMA_NO_NODE || nt->placed_node == node)
+		return;
+	nt->placed_node = NUMA_NO_NODE;
+	numacore_stat_add(NUMACORE_STAT_MOVES_UNDONE, 1);
+	numacore_place_backoff(nt);
+}
+
+/**
+ * struct numacore_node_load - a node's load as the balancer counts it
+ * @nr_running: tasks queued on its online CPUs
+ * @nr_cpus: its online CPUs
+ * @idle_cpu: one of them with nothing queued that the task may use, or -1
+ */
+struct numacore_node_load {
+	unsigned int nr_running;
+	unsigned int nr_cpus;
+	int idle_cpu;
+};
+
+static void numacore_node_load(int node, const struct cpumask *allowed,
+			       struct numacore_node_load *load)
+{
+	unsigned int nr;
+	int cpu;
+
+	load->nr_running = 0;
+	load->nr_cpus = 0;
+	load->idle_cpu = -1;
+	for_each_cpu_and(cpu, cpumask_of_node(node), cpu_online_mask) {
+		nr = numa_policy_cpu_nr_running(cpu);
+		load->nr_running += nr;
+		load->nr_cpus++;
+		if (!nr && load->idle_cpu < 0 && cpumask_test_cpu(cpu, allowed))
+			load->idle_cpu = cpu;
+	}
+}
+
+/*
+ * Move @p to an idle CPU of @dst when the move leaves @dst no busier, per
+ * CPU, than @src was without the task; the balancer has nothing to undo.
+ *
+ * Return: 0 if moved, -ENOSPC without spare capacity, or migrate_task_to()'s
+ * error.
+ */
+static int numacore_move_to_spare(struct task_struct *p, int src, int dst)
+{
+	struct numacore_node_load s, d;
+
+	numacore_node_load(src, p->cpus_ptr, &s);
+	numacore_node_load(dst, p->cpus_ptr, &d);
+	if (d.idle_cpu < 0 || !s.nr_cpus ||
+	    (d.nr_running + 1) * s.nr_cpus > s.nr_running * d.nr_cpus)
+		return -ENOSPC;
+	return migrate_task_to(p, d.idle_cpu);
+}
+
+/* Would @t, running on @dst, rather run on @src, at @src_cpu? */
+static bool numacore_swap_partner(struct task_struct *t, int src, int dst,
+				  int src_cpu)
+{
+	struct numacore_task *tnt;
+	bool ok;
+
+	if (!cpumask_test_cpu(src_cpu, t->cpus_ptr))
+		return false;
+	rcu_read_lock();
+	tnt = numa_policy_task_data(t);
+	ok = tnt && numacore_target_node(tnt) == src &&
+	     numacore_node_dominates(tnt, src, dst);
+	rcu_read_unlock();
+	return ok;
+}
+
+/*
+ * Swap @p with a task running on @dst that wants @src.
+ *
+ * Return: 0 if swapped, -ESRCH if tasks run there but none wants @src (or
+ * the swap raced with them moving), -ENOSPC if none runs there.
+ */
+static int numacore_swap(struct task_struct *p, int src, int dst)
+{
+	int cpu, src_cpu = task_cpu(p), ret = -ENOSPC;
+	struct task_struct *t;
+
+	for_each_cpu_and(cpu, cpumask_of_node(dst), p->cpus_ptr) {
+		t = numa_policy_cpu_curr_get(cpu);
+		if (!t)
+			continue;
+		ret = -ESRCH;
+		if (t != p && numacore_swap_partner(t, src, dst, src_cpu) &&
+		    !migrate_swap(p, t, cpu, src_cpu))
+			ret = 0;
+		put_task_struct(t);
+		if (!ret)
+			return 0;
+	}
+	return ret;
+}
+
+/* Move or swap @p to @dst; count the outcome. */
+static int numacore_move(struct task_struct *p, int src, int dst)
+{
+	int ret;
+
+	numacore_stat_add(NUMACORE_STAT_PLACE_ATTEMPTS, 1);
+	if (!cpumask_intersects(cpumask_of_node(dst), p->cpus_ptr)) {
+		numacore_stat_add(NUMACORE_STAT_PLACE_AFFINITY, 1);
+		return -EPERM;
+	}
+	ret = numacore_move_to_spare(p, src, dst);
+	if (!ret) {
+		numacore_stat_add(NUMACORE_STAT_TASK_MOVES, 1);
+		return 0;
+	}
+	ret = numacore_swap(p, src, dst);
+	if (!ret) {
+		numacore_stat_add(NUMACORE_STAT_TASK_SWAPS, 1);
+		return 0;
+	}
+	numacore_stat_add(ret == -ESRCH ? NUMACORE_STAT_PLACE_NO_IMPROVEMENT :
+			  NUMACORE_STAT_PLACE_NO_CAPACITY, 1);
+	return ret;
+}
+
+/**
+ * numacore_place_task() - move @p to the node of its memory, if it fits
+ * @p: current, in task_work or fault_done: may sleep
+ * @nt: its state
+ *
+ * Called after each scan, and at each fault the task left remote.
+ */
+void numacore_place_task(struct task_struct *p, struct numacore_task *nt)
+{
+	int src = task_node(p), dst;
+
+	if (numacore_is_moron() || !READ_ONCE(numacore_feat_task_follows))
+		return;
+	numacore_check_undone(nt, src);
+	dst = numacore_target_node(nt);
+	if (dst == NUMA_NO_NODE || dst == src || !numacore_settled(nt) ||
+	    !numacore_node_dominates(nt, dst, src))
+		return;
+	if (time_before(jiffies, nt->place_next)) {
+		numacore_stat_add(NUMACORE_STAT_PLACE_BACKOFF, 1);
+		return;
+	}
+	if (numacore_move(p, src, dst)) {
+		numacore_place_backoff(nt);
+		return;
+	}
+	nt->placed_node = dst;
+	nt->place_backoff_ms = 0;
+	WRITE_ONCE(nt->place_next,
+		   jiffies + msecs_to_jiffies(NUMACORE_PLACE_INTERVAL_MS));
+}
