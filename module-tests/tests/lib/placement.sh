@@ -1,0 +1,60 @@
+# module-tests/tests/lib/placement.sh - helpers for the task placement tests.
+# Sourced after lib/nc.sh and lib/numacore.sh.
+
+# nc_bench_check FILE MINPCT: print each numa_bench "result" line's
+# locality and the nodes its threads ran on at the last sample; return 1
+# if a process ended below MINPCT, ran split over several nodes at the
+# end, or did not report.
+nc_bench_check() {
+	awk -v min="$2" '
+	function kv(line, key,   i, a, n, f) {
+		n = split(line, f, " ")
+		for (i = 2; i <= n; i++) { split(f[i], a, "="); if (a[1] == key) return a[2] }
+		return ""
+	}
+	/^config / { procs = kv($0, "procs") }
+	/^sample / { tn[kv($0, "proc")] = kv($0, "thread_nodes") }
+	/^result / {
+		n++
+		p = kv($0, "proc"); pct = kv($0, "final_pct")
+		split(tn[p], nodes, ",")
+		split_nodes = 0
+		for (i in nodes) if (nodes[i] != nodes[1]) split_nodes = 1
+		ok = pct + 0 >= min && !split_nodes
+		printf "proc %s: final_pct=%s t90_ms=%s node_changes=%s thread_nodes=%s %s\n",
+			p, pct, kv($0, "t90_ms"), kv($0, "node_changes"), tn[p],
+			ok ? "ok" : (split_nodes ? "SPLIT" : "BELOW " min "%")
+		if (!ok) bad++
+	}
+	END {
+		if (n == 0) { print "no result lines"; exit 1 }
+		if (procs != "" && n != procs) { printf "only %d of %d processes reported\n", n, procs; exit 1 }
+		exit bad ? 1 : 0
+	}' "$1"
+}
+
+# nc_cpu_node CPU: the node of a CPU.
+nc_cpu_node() {
+	for _d in /sys/devices/system/cpu/cpu"$1"/node*; do
+		[ -d "$_d" ] && { echo "${_d##*node}"; return; }
+	done
+	echo 0
+}
+
+# nc_tids COMM: "tid cpu" of every thread of the processes named COMM.
+nc_tids() {
+	for _s in /proc/[0-9]*/task/[0-9]*/stat; do
+		[ -r "$_s" ] || continue
+		awk -v c="($1)" '$2 == c { print $1, $39 }' "$_s" 2>/dev/null
+	done
+}
+
+# nc_sys_ticks: "system total" jiffies from the cpu line of /proc/stat.
+nc_sys_ticks() {
+	awk '/^cpu / { t = 0; for (i = 2; i <= NF; i++) t += $i; print $4, t }' /proc/stat
+}
+
+# nc_sys_pct "S0 T0" "S1 T1": system time % between two nc_sys_ticks.
+nc_sys_pct() {
+	echo "$1 $2" | awk '{ d = $4 - $2; printf "%d\n", d > 0 ? 100 * ($3 - $1) / d : 0 }'
+}
