@@ -39,7 +39,43 @@ class Run:
         self.seen = False
 
 
+def add_record(r, typ, rec):
+    """Adds one "<type> <ms> <key=value...>" record of bench_run (or an "A"
+    line of bench_guest) to run r."""
+    if typ == "A":
+        for k, v in (t.split("=", 1) for t in rec[1:] if "=" in t):
+            if k in ("numad_log", "numad_cand"):
+                r.notes.append(v.replace("_", " "))
+            else:
+                r.attrs[k] = v
+    elif typ == "N" and len(rec) > 2:
+        for pair in kv(rec[2:]).get("cpu_node", "").split(","):
+            if ":" in pair:
+                c, n = pair.split(":")
+                r.cpu_node[int(c)] = int(n)
+        r.seen = True
+    elif typ == "W" and len(rec) > 2:
+        r.wlines.append((int(rec[1]), " ".join(rec[2:])))
+    elif typ == "P" and len(rec) > 2:
+        d = kv(rec[2:])
+        pages = [int(x) for x in d.get("pages", "").split(",") if x != ""]
+        thr = [tuple(int(y) for y in t.split(":")) for t in d.get("thr", "").split(",") if t.count(":") == 2]
+        r.procs[int(rec[1])].append({"pid": int(d.get("pid", 0)), "pages": pages, "thr": thr})
+    elif typ == "G" and len(rec) > 2:
+        g = {}
+        for k, v in kv(rec[2:]).items():
+            if k == "cpu":
+                g["cpu"] = [int(x) for x in v.split(",")]
+            elif re.fullmatch(r"-?[0-9]+", v):
+                g[k] = int(v)
+        r.glob.append((int(rec[1]), g))
+    elif typ == "X":
+        r.rc = kv(rec[2:]).get("rc")
+
+
 def parse(paths):
+    """Runs of the TAP copies, keyed by (config, workload, arm); the config
+    is the TAP file's base name."""
     runs = collections.OrderedDict()
     for path in paths:
         config = os.path.basename(path).rsplit(".", 1)[0]
@@ -55,47 +91,7 @@ def parse(paths):
                 r = runs.get(key)
                 if r is None:
                     r = runs[key] = Run(config, wl, arm)
-                typ = rec[0]
-                if typ == "A":
-                    for t in rec[1:]:
-                        if "=" in t:
-                            k, v = t.split("=", 1)
-                            if k in ("numad_log", "numad_cand"):
-                                r.notes.append(v.replace("_", " "))
-                            else:
-                                r.attrs[k] = v
-                elif typ == "N" and len(rec) > 2:
-                    d = kv(rec[2:])
-                    for pair in d.get("cpu_node", "").split(","):
-                        if ":" in pair:
-                            c, n = pair.split(":")
-                            r.cpu_node[int(c)] = int(n)
-                    r.seen = True
-                elif typ == "W" and len(rec) > 2:
-                    r.wlines.append((int(rec[1]), " ".join(rec[2:])))
-                elif typ == "P" and len(rec) > 2:
-                    d = kv(rec[2:])
-                    pages = [int(x) for x in d.get("pages", "").split(",") if x != ""]
-                    thr = []
-                    for t in d.get("thr", "").split(","):
-                        f3 = t.split(":")
-                        if len(f3) == 3:
-                            thr.append((int(f3[0]), int(f3[1]), int(f3[2])))
-                    r.procs[int(rec[1])].append({"pid": int(d.get("pid", 0)), "pages": pages, "thr": thr})
-                elif typ == "G" and len(rec) > 2:
-                    d = kv(rec[2:])
-                    g = {}
-                    for k, v in d.items():
-                        if k == "cpu":
-                            g["cpu"] = [int(x) for x in v.split(",")]
-                        else:
-                            try:
-                                g[k] = int(v)
-                            except ValueError:
-                                pass
-                    r.glob.append((int(rec[1]), g))
-                elif typ == "X":
-                    r.rc = kv(rec[2:]).get("rc")
+                add_record(r, rec[0], rec)
     return runs
 
 
@@ -106,13 +102,12 @@ def uses_own_locality(workload):
     return any(workload.startswith(s) for s in ("numa01_THREAD_ALLOC", "numa02"))
 
 
-def analyse(r):
-    """Returns a dict of metrics (None = not measurable)."""
-    m = {}
-    # t0: start of the workload's write phase (its t_ms=0), in monotonic ms.
+def workload_lines(r):
+    """The workload's own W lines: t0 (start of its write phase, its t_ms=0,
+    in monotonic ms), per-sample per-process locality, results, cost lines."""
     t0 = None
     own = collections.defaultdict(dict)   # ms -> proc -> (local, present)
-    results = []
+    results, cost = [], []
     for ms, text in r.wlines:
         f = text.split(" ")
         d = kv(f[1:])
@@ -125,24 +120,18 @@ def analyse(r):
         elif f[0] == "result":
             results.append(d)
         elif f[0] == "cost":
-            m.setdefault("cost", []).append(d)
-    if "cost" in m:
-        return m
-    if t0 is None:
-        return None
-    m["t0"] = t0
-    own_final = [float(d["final_pct"]) for d in results if "final_pct" in d]
-    m["own_final_pct"] = statistics.mean(own_final) if own_final else None
-    bps = [int(d.get("bytes_per_s", 0)) for d in results]
-    m["bytes_per_s"] = sum(bps) if bps else None
-    m["procs_ok"] = len(results)
+            cost.append(d)
+    return t0, own, results, cost
 
-    # Sampler view: per process pages per node + thread CPUs.
-    series = []          # (t_s, locality %, local, present, per-proc list)
-    last_node = {}
-    last_ticks = {}
-    changes = 0
-    misplaced0 = None
+
+def sampler_series(r, t0):
+    """Locality from the sampler's view (numa_maps pages per node, weighted by
+    where the writer threads spent CPU time since the previous sample).
+    Returns (series, node change times in ms); a series point is
+    (t_s, locality %, local pages, present pages, [(pid, %)])."""
+    series = []
+    last_node, last_ticks = {}, {}
+    change_ms = []
     for ms in sorted(r.procs):
         tot_local = tot_pages = 0.0
         per = []
@@ -160,7 +149,7 @@ def analyse(r):
                 if tid in last_ticks and dt > 0:
                     share[node] += dt
                     if tid in last_node and last_node[tid] != node:
-                        changes += 1
+                        change_ms.append(ms)
                     last_node[tid] = node
                 elif tid not in last_node:
                     last_node[tid] = node
@@ -178,62 +167,98 @@ def analyse(r):
             per.append((p["pid"], 100.0 * local / total))
         if tot_pages:
             series.append(((ms - t0) / 1000.0, 100.0 * tot_local / tot_pages, tot_local, tot_pages, per))
-    m["node_changes"] = changes
+    return series, change_ms
 
+
+def own_series(own, t0):
+    """Locality from the workload's own per-slice figures: one point per
+    sample round, with the latest value of every process."""
+    series = []
+    latest = {}
+    for ms in sorted(own):
+        latest.update(own[ms])
+        loc = sum(v[0] for v in latest.values())
+        pres = sum(v[1] for v in latest.values())
+        if pres:
+            series.append(((ms - t0) / 1000.0, 100.0 * loc / pres, loc, pres, []))
+    return series
+
+
+def locality_metrics(m, series):
+    """Start/final locality, misplaced pages, t90/t95 from a series."""
+    after = [s for s in series if s[0] >= 0]
+    if not after:
+        return
+    m["misplaced0_pages"] = int(round(after[0][3] - after[0][2]))
+    m["misplaced_end_pages"] = int(round(after[-1][3] - after[-1][2]))
+    m["initial_pct"] = after[0][1]
+    m["final_pct"] = after[-1][1]
+    if after[-1][4]:
+        m["final_min_task_pct"] = min(x[1] for x in after[-1][4])
+    for thr in (90, 95):
+        hit = [s[0] for s in after if s[1] >= thr]
+        m["t%d" % thr] = hit[0] if hit else None
+
+
+COUNTERS = ("numa_pte_updates", "numa_huge_pte_updates", "numa_hint_faults",
+            "numa_hint_faults_local", "numa_pages_migrated", "pgmigrate_success",
+            "nc_pages_marked", "nc_hint_faults", "nc_hint_faults_local",
+            "nc_pages_migrated", "nc_task_moves", "nc_migrate_failed")
+
+
+def rate_between(glob, key, ta, tb, min_ms=5000):
+    """key's rate (/s) over the G samples in [ta, tb] (ms), and the window in
+    s; (None, None) when the samples span less than min_ms."""
+    pts = [(ms, g) for ms, g in glob if ta <= ms <= tb and key in g]
+    if len(pts) < 2 or pts[-1][0] - pts[0][0] < min_ms:
+        return None, None
+    dt = (pts[-1][0] - pts[0][0]) / 1000.0
+    return (pts[-1][1][key] - pts[0][1][key]) / dt, dt
+
+
+def counter_metrics(m, r, t0):
+    """Counter deltas between the first G (before the workload) and the last
+    (after it), guest system CPU share, PTE marking rate after t95."""
+    if len(r.glob) < 2:
+        return
+    g0, g1 = r.glob[0][1], r.glob[-1][1]
+    for k in COUNTERS:
+        m[k] = g1[k] - g0[k] if k in g0 and k in g1 else None
+    if "cpu" in g0 and "cpu" in g1:
+        d = [b - a for a, b in zip(g0["cpu"], g1["cpu"])]
+        tot = sum(d)
+        m["sys_pct"] = 100.0 * (d[2] + d[5] + d[6]) / tot if tot else None
+    # PTE marking rate after convergence: [t95, t95 + 15 s].
+    if m.get("t95") is not None:
+        ta = t0 + m["t95"] * 1000
+        rate, window = rate_between(r.glob, "numa_pte_updates", ta, ta + 15000)
+        if rate is not None:
+            m["pte_rate_after95"], m["pte_rate_window_s"] = rate, window
+
+
+def analyse(r):
+    """Returns a dict of metrics (None = not measurable)."""
+    t0, own, results, cost = workload_lines(r)
+    if cost:
+        return {"cost": cost}
+    if t0 is None:
+        return None
+    m = {"t0": t0}
+    own_final = [float(d["final_pct"]) for d in results if "final_pct" in d]
+    m["own_final_pct"] = statistics.mean(own_final) if own_final else None
+    bps = [int(d.get("bytes_per_s", 0)) for d in results]
+    m["bytes_per_s"] = sum(bps) if bps else None
+    m["procs_ok"] = len(results)
+    series, change_ms = sampler_series(r, t0)
+    m["node_changes"] = len(change_ms)
     if uses_own_locality(r.workload):
-        series = []
-        for ms in sorted(own):
-            pass
-        # one point per sample round: accumulate the latest value per proc
-        latest = {}
-        for ms in sorted(own):
-            latest.update(own[ms])
-            loc = sum(v[0] for v in latest.values())
-            pres = sum(v[1] for v in latest.values())
-            if pres:
-                series.append(((ms - t0) / 1000.0, 100.0 * loc / pres, loc, pres, []))
+        series = own_series(own, t0)
         m["locality_source"] = "workload"
     else:
         m["locality_source"] = "numa_maps"
     m["series"] = series
-    after = [s for s in series if s[0] >= 0]
-    if after:
-        misplaced0 = after[0][3] - after[0][2]
-        m["misplaced0_pages"] = int(round(misplaced0))
-        m["misplaced_end_pages"] = int(round(after[-1][3] - after[-1][2]))
-        m["initial_pct"] = after[0][1]
-        m["final_pct"] = after[-1][1]
-        if after[-1][4]:
-            m["final_min_task_pct"] = min(x[1] for x in after[-1][4])
-        for thr in (90, 95):
-            hit = [s[0] for s in after if s[1] >= thr]
-            m["t%d" % thr] = hit[0] if hit else None
-    # Counters: first G (before the workload) and last G (after it).
-    if len(r.glob) >= 2:
-        g0, g1 = r.glob[0][1], r.glob[-1][1]
-
-        def delta(k):
-            if k in g0 and k in g1:
-                return g1[k] - g0[k]
-            return None
-        for k in ("numa_pte_updates", "numa_huge_pte_updates", "numa_hint_faults",
-                  "numa_hint_faults_local", "numa_pages_migrated", "pgmigrate_success",
-                  "nc_pages_marked", "nc_hint_faults", "nc_hint_faults_local",
-                  "nc_pages_migrated", "nc_task_moves", "nc_migrate_failed"):
-            m[k] = delta(k)
-        if "cpu" in g0 and "cpu" in g1:
-            d = [b - a for a, b in zip(g0["cpu"], g1["cpu"])]
-            tot = sum(d)
-            m["sys_pct"] = 100.0 * (d[2] + d[5] + d[6]) / tot if tot else None
-        # PTE marking rate after convergence: [t95, t95 + 15 s].
-        if m.get("t95") is not None:
-            ta = t0 + m["t95"] * 1000
-            tb = ta + 15000
-            pts = [(ms, g) for ms, g in r.glob if ta <= ms <= tb and "numa_pte_updates" in g]
-            if len(pts) >= 2 and pts[-1][0] - pts[0][0] >= 5000:
-                dt = (pts[-1][0] - pts[0][0]) / 1000.0
-                m["pte_rate_after95"] = (pts[-1][1]["numa_pte_updates"] - pts[0][1]["numa_pte_updates"]) / dt
-                m["pte_rate_window_s"] = dt
+    locality_metrics(m, series)
+    counter_metrics(m, r, t0)
     return m
 
 
@@ -248,35 +273,76 @@ def fmt(v, spec="{:.1f}", none="-"):
     return none if v is None else spec.format(v)
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--arms", default="")
-    ap.add_argument("--quick", default="0")
-    ap.add_argument("--wall", default="")
-    ap.add_argument("taps", nargs="*")
-    a = ap.parse_args()
-    runs = parse([p for p in a.taps if os.path.exists(p)])
-    results = collections.OrderedDict()
-    for key, r in runs.items():
-        results[key] = analyse(r) if r.seen else None
+def not_available(x):
+    return x["status"].startswith("not available")
 
-    # Expected arms per workload (so that missing runs show up).
-    want_arms = a.arms.split() + ["hard-bind"]
+
+# --- rows ---------------------------------------------------------------------
+
+ROW_KEYS = ("initial_pct", "final_pct", "own_final_pct", "final_min_task_pct", "t90", "t95", "numa_pages_migrated",
+            "pgmigrate_success", "misplaced0_pages", "misplaced_end_pages", "numa_hint_faults", "numa_hint_faults_local",
+            "numa_pte_updates", "nc_pages_marked", "nc_task_moves", "node_changes", "sys_pct",
+            "bytes_per_s", "pte_rate_after95", "pte_rate_window_s", "locality_source")
+
+
+def index_runs(runs, results):
+    """(config, workload) -> arms seen, in plan order (cost and hard-bind runs
+    left out); (config, group) -> (key, metrics) of the group's hard-bind run."""
     by_cfg_wl = collections.OrderedDict()
     for (cfg, wl, arm) in runs:
-        if wl.startswith("cost_"):
+        if wl.startswith("cost_") or wl.endswith("_HARD_BIND"):
             continue
-        if wl.endswith("_HARD_BIND"):
-            continue
-        by_cfg_wl.setdefault((cfg, wl), [])
-        if arm not in by_cfg_wl[(cfg, wl)]:
-            by_cfg_wl[(cfg, wl)].append(arm)
+        arms = by_cfg_wl.setdefault((cfg, wl), [])
+        if arm not in arms:
+            arms.append(arm)
     hard = {}
     for (cfg, wl, arm), m in results.items():
         if wl.endswith("_HARD_BIND"):
             hard[(cfg, group_of(wl))] = ((cfg, wl, arm), m)
+    return by_cfg_wl, hard
 
+
+def arm_row(cfg, wl, arm, r, m, src):
+    """One results row for a run r with metrics m (either may be None)."""
+    row = {"config": cfg, "workload": wl, "arm": arm, "run": src, "mark": ""}
+    if r is None or m is None or r.attrs.get("avail") == "0" or "final_pct" not in (m or {}):
+        why = (r.attrs.get("why") if r else None) or ("no output" if r else "not run")
+        row["status"] = "not available (%s)" % why
+        return row
+    row["status"] = "ok" if (r.rc in ("0", None)) else "rc=%s" % r.rc
+    row.update({k: m.get(k) for k in ROW_KEYS})
+    hf = m.get("numa_hint_faults")
+    row["hint_local_pct"] = 100.0 * m["numa_hint_faults_local"] / hf if hf else None
+    if arm.startswith("numad"):
+        row["numad"] = "moved=%s (to all nodes: %s) skipped_recent=%s advising=%s crit=%s" % (
+            r.attrs.get("numad_moved", "?"), r.attrs.get("numad_moved_all", "?"), r.attrs.get("numad_skip_recent", "?"),
+            r.attrs.get("numad_advising", "?"), r.attrs.get("numad_crit", "?"))
+    return row
+
+
+def best_score(x):
+    """Best arm: locality to 1 %, then t90 to the 0.5 s sample period, then
+    fewest migrations."""
+    return (round(x["final_pct"]), -(round(x["t90"] * 2) / 2 if x["t90"] is not None else 1e9),
+            -(x.get("pgmigrate_success") or 0))
+
+
+def mark_block(block):
+    """Progress relative to hard-bind, the optimum and the best arm."""
+    opt = [x for x in block if x["arm"] == "hard-bind" and x.get("bytes_per_s")]
+    for x in block:
+        if opt and x.get("bytes_per_s"):
+            x["progress_rel"] = x["bytes_per_s"] / opt[0]["bytes_per_s"]
+    for x in block:
+        if x["arm"] == "hard-bind" and x["status"] == "ok":
+            x["mark"] = "optimum"
+    cands = [x for x in block if x["status"] == "ok" and x["arm"] not in ("hard-bind",) + DIAG_ARMS]
+    if cands:
+        max(cands, key=best_score)["mark"] = "best"
+
+
+def build_rows(runs, results, want_arms):
+    by_cfg_wl, hard = index_runs(runs, results)
     rows = []
     for (cfg, wl), arms in by_cfg_wl.items():
         order = [x for x in want_arms if x in arms or x == "hard-bind"]
@@ -292,66 +358,59 @@ def main():
                 key = (cfg, wl, arm)
                 r, m = runs.get(key), results.get(key)
                 src = wl
-            row = {"config": cfg, "workload": wl, "arm": arm, "run": src, "mark": ""}
-            if r is None or m is None or r.attrs.get("avail") == "0" or "final_pct" not in (m or {}):
-                why = (r.attrs.get("why") if r else None) or ("no output" if r else "not run")
-                row["status"] = "not available (%s)" % why
-            else:
-                row["status"] = "ok" if (r.rc in ("0", None)) else "rc=%s" % r.rc
-                row.update({k: m.get(k) for k in (
-                    "initial_pct", "final_pct", "own_final_pct", "final_min_task_pct", "t90", "t95", "numa_pages_migrated",
-                    "pgmigrate_success", "misplaced0_pages", "misplaced_end_pages", "numa_hint_faults", "numa_hint_faults_local",
-                    "numa_pte_updates", "nc_pages_marked", "nc_task_moves", "node_changes", "sys_pct",
-                    "bytes_per_s", "pte_rate_after95", "pte_rate_window_s", "locality_source")})
-                hf = m.get("numa_hint_faults")
-                row["hint_local_pct"] = 100.0 * m["numa_hint_faults_local"] / hf if hf else None
-                if arm.startswith("numad"):
-                    row["numad"] = "moved=%s (to all nodes: %s) skipped_recent=%s advising=%s crit=%s" % (
-                        r.attrs.get("numad_moved", "?"), r.attrs.get("numad_moved_all", "?"), r.attrs.get("numad_skip_recent", "?"),
-                        r.attrs.get("numad_advising", "?"), r.attrs.get("numad_crit", "?"))
-            block.append(row)
-        # progress relative to the optimum
-        opt = [x for x in block if x["arm"] == "hard-bind" and x.get("bytes_per_s")]
-        for x in block:
-            if opt and x.get("bytes_per_s"):
-                x["progress_rel"] = x["bytes_per_s"] / opt[0]["bytes_per_s"]
-        for x in block:
-            if x["arm"] == "hard-bind" and x["status"] == "ok":
-                x["mark"] = "optimum"
-        cands = [x for x in block if x["status"] == "ok" and x["arm"] not in ("hard-bind",) + DIAG_ARMS]
-        if cands:
-            def score(x):
-                # locality to 1 %, t90 to the 0.5 s sample period
-                return (round(x["final_pct"]), -(round(x["t90"] * 2) / 2 if x["t90"] is not None else 1e9),
-                        -(x.get("pgmigrate_success") or 0))
-            best = max(cands, key=score)
-            best["mark"] = "best"
+            block.append(arm_row(cfg, wl, arm, r, m, src))
+        mark_block(block)
         rows.extend(block)
+    return rows, by_cfg_wl, hard
 
-    cols = ["config", "workload", "arm", "mark", "status", "run", "locality_source", "initial_pct",
+
+# --- results.csv --------------------------------------------------------------
+
+CSV_COLS = ["config", "workload", "arm", "mark", "status", "run", "locality_source", "initial_pct",
             "final_pct", "own_final_pct", "final_min_task_pct", "t90", "t95", "pgmigrate_success", "numa_pages_migrated",
             "misplaced0_pages", "misplaced_end_pages", "numa_hint_faults", "hint_local_pct", "numa_pte_updates", "nc_pages_marked",
             "pte_rate_after95", "pte_rate_window_s", "node_changes", "nc_task_moves", "sys_pct",
             "bytes_per_s", "progress_rel", "numad", "cost_fault_pages_per_s", "cost_pingpong_per_s"]
-    with open(os.path.join(a.out, "results.csv"), "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(cols)
-        for x in rows:
-            w.writerow(["" if x.get(c) is None else (("%.3f" % x[c]) if isinstance(x.get(c), float) else x[c])
-                        for c in cols])
 
-    md = []
-    md.append("# numacore placement benchmark (`make bench%s`)" % (" QUICK=1" if a.quick not in ("", "0") else ""))
-    md.append("")
-    md.append("QEMU TCG guest: placement as the kernel reports it; times are guest wall "
-              "time under emulation (relative only), progress is relative to hard-bind.")
-    md.append("")
-    md.append("| cfg | workload | arm | | start % | final % | own final % | min task % | t90 s | t95 s | migrated pages | "
-              "hint faults (local %) | PTEs marked | task node changes | guest sys % | progress vs opt |")
-    md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+
+def csv_value(v):
+    if v is None:
+        return ""
+    return ("%.3f" % v) if isinstance(v, float) else v
+
+
+def write_csv(path, rows):
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(CSV_COLS)
+        for x in rows:
+            w.writerow([csv_value(x.get(c)) for c in CSV_COLS])
+
+
+# --- results.md ---------------------------------------------------------------
+
+MAIN_LEGEND = (
+    "start/final %: share of the workload's resident pages on the node its threads run on "
+    "(numa01/mfc: /proc/<pid>/numa_maps weighted by where the threads spent CPU time in the "
+    "last 0.5 s sample; per-slice shapes THREAD_ALLOC/numa02*: the workload's own per-slice "
+    "figure); own final %: the workload's own final figure (mean over processes; numa01: pages on "
+    "the majority node of its threads, mfc: pages on the home node, which numad's re-pinning "
+    "makes meaningless), for cross-checking; t90/t95: first sample at or above 90/95 % after the write phase started; "
+    "migrated pages: pgmigrate_success delta (also counts numad's migrate_pages(2)); "
+    "PTEs marked: numa_pte_updates; task node changes: threads seen on another node than "
+    "in their previous running sample; guest sys %: system+irq+softirq share of /proc/stat.")
+
+
+def md_main(rows, quick):
+    md = ["# numacore placement benchmark (`make bench%s`)" % (" QUICK=1" if quick not in ("", "0") else ""), "",
+          "QEMU TCG guest: placement as the kernel reports it; times are guest wall "
+          "time under emulation (relative only), progress is relative to hard-bind.", "",
+          "| cfg | workload | arm | | start % | final % | own final % | min task % | t90 s | t95 s | migrated pages | "
+          "hint faults (local %) | PTEs marked | task node changes | guest sys % | progress vs opt |",
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for x in rows:
         mark = {"best": "**best**", "optimum": "*optimum*"}.get(x["mark"], "")
-        if x["status"].startswith("not available"):
+        if not_available(x):
             md.append("| %s | %s | %s | | %s | | | | | | | | | | | |" % (x["config"], x["workload"], x["arm"], x["status"]))
             continue
         hf = x.get("numa_hint_faults")
@@ -364,140 +423,165 @@ def main():
             ("%d (%.0f%%)" % (hf, x["hint_local_pct"])) if hf else fmt(hf, "{:d}"),
             fmt(x.get("numa_pte_updates"), "{:d}"), fmt(x.get("node_changes"), "{:d}"),
             fmt(x.get("sys_pct")), fmt(x.get("progress_rel"), "{:.2f}")))
-    md.append("")
-    md.append("start/final %: share of the workload's resident pages on the node its threads run on "
-              "(numa01/mfc: /proc/<pid>/numa_maps weighted by where the threads spent CPU time in the "
-              "last 0.5 s sample; per-slice shapes THREAD_ALLOC/numa02*: the workload's own per-slice "
-              "figure); own final %: the workload's own final figure (mean over processes; numa01: pages on "
-              "the majority node of its threads, mfc: pages on the home node, which numad's re-pinning "
-              "makes meaningless), for cross-checking; t90/t95: first sample at or above 90/95 % after the write phase started; "
-              "migrated pages: pgmigrate_success delta (also counts numad's migrate_pages(2)); "
-              "PTEs marked: numa_pte_updates; task node changes: threads seen on another node than "
-              "in their previous running sample; guest sys %: system+irq+softirq share of /proc/stat.")
-    # issue #4 figures
+    md += ["", MAIN_LEGEND]
+    return md
+
+
+def md_issue4(rows):
+    """Memory follows CPU, 2 x 128 MiB: the issue #4 figures."""
     sub = [x for x in rows if x["workload"] == "mfc_remote_128" and x["arm"] in ("stock", "moron", "numacore")]
-    if sub:
-        md.append("")
-        md.append("## Memory follows CPU, 2 x 128 MiB (issue #4)")
-        md.append("")
-        md.append("| cfg | arm | t90 s | pages migrated (numa_pages_migrated) | misplaced at start -> end | "
-                  "migrations beyond pages placed | PTE marking rate after 95 % (numa_pte_updates/s, window) | rate / stock |")
-        md.append("|---|---|---|---|---|---|---|---|")
-        stock_rate = {x["config"]: x.get("pte_rate_after95") for x in sub if x["arm"] == "stock"}
-        for x in sub:
-            if x["status"].startswith("not available"):
-                md.append("| %s | %s | %s | | | | | |" % (x["config"], x["arm"], x["status"]))
-                continue
-            rate = x.get("pte_rate_after95")
-            srate = stock_rate.get(x["config"])
-            mig, m0, m1 = x.get("numa_pages_migrated"), x.get("misplaced0_pages"), x.get("misplaced_end_pages")
-            extra = mig - (m0 - m1) if None not in (mig, m0, m1) else None
-            md.append("| %s | %s | %s | %s | %s -> %s | %s | %s | %s |" % (
-                x["config"], x["arm"], fmt(x.get("t90"), none="never"),
-                fmt(mig, "{:d}"), fmt(m0, "{:d}"), fmt(m1, "{:d}"), fmt(extra, "{:d}"),
-                ("%.0f (%.1f s)" % (rate, x["pte_rate_window_s"])) if rate is not None
-                else "n/a (95 % not reached or < 5 s left)",
-                ("%.2f" % (rate / srate)) if rate is not None and srate else "n/a"))
-        md.append("")
-        md.append("migrations beyond pages placed: pages migrated minus the drop in the workload's misplaced "
-                  "pages (0 when each migration placed one misplaced page; positive for ping-pong, or "
-                  "migrations of other processes' pages); rate / stock: the issue's target is <= 0.25.")
-    # numad evidence
+    if not sub:
+        return []
+    md = ["", "## Memory follows CPU, 2 x 128 MiB (issue #4)", "",
+          "| cfg | arm | t90 s | pages migrated (numa_pages_migrated) | misplaced at start -> end | "
+          "migrations beyond pages placed | PTE marking rate after 95 % (numa_pte_updates/s, window) | rate / stock |",
+          "|---|---|---|---|---|---|---|---|"]
+    stock_rate = {x["config"]: x.get("pte_rate_after95") for x in sub if x["arm"] == "stock"}
+    for x in sub:
+        if not_available(x):
+            md.append("| %s | %s | %s | | | | | |" % (x["config"], x["arm"], x["status"]))
+            continue
+        rate = x.get("pte_rate_after95")
+        srate = stock_rate.get(x["config"])
+        mig, m0, m1 = x.get("numa_pages_migrated"), x.get("misplaced0_pages"), x.get("misplaced_end_pages")
+        extra = mig - (m0 - m1) if None not in (mig, m0, m1) else None
+        md.append("| %s | %s | %s | %s | %s -> %s | %s | %s | %s |" % (
+            x["config"], x["arm"], fmt(x.get("t90"), none="never"),
+            fmt(mig, "{:d}"), fmt(m0, "{:d}"), fmt(m1, "{:d}"), fmt(extra, "{:d}"),
+            ("%.0f (%.1f s)" % (rate, x["pte_rate_window_s"])) if rate is not None
+            else "n/a (95 % not reached or < 5 s left)",
+            ("%.2f" % (rate / srate)) if rate is not None and srate else "n/a"))
+    md += ["", "migrations beyond pages placed: pages migrated minus the drop in the workload's misplaced "
+           "pages (0 when each migration placed one misplaced page; positive for ping-pong, or "
+           "migrations of other processes' pages); rate / stock: the issue's target is <= 0.25."]
+    return md
+
+
+def md_numad(runs):
+    """numad's own evidence, from /var/log/numad.log in the guest."""
     nd = [(k, r) for k, r in runs.items() if k[2].startswith("numad")]
-    if nd:
-        md.append("")
-        md.append("## numad activity (from /var/log/numad.log in the guest)")
-        md.append("")
-        md.append("numad: shim adds 1 h to numad's CLOCK_MONOTONIC and supplies Mems_allowed_list; "
-                  "numad-noclock: Mems_allowed_list only (real clock: skips every never-bound process "
-                  "while guest uptime < 300 s); numad-noshim: no shim (no cpusets in the guest: exits).")
-        md.append("")
-        for (cfg, wl, arm), r in nd:
-            md.append("- %s %s %s: %s; binds (moved to node(s))=%s of which to all nodes (no-op)=%s, "
-                      "skipped as done too recently=%s, advising=%s, fatal errors=%s; guest uptime at start %s s" % (
-                          cfg, wl, arm, "started" if r.attrs.get("avail") == "1" else "not available",
-                          r.attrs.get("numad_moved", "?"), r.attrs.get("numad_moved_all", "?"), r.attrs.get("numad_skip_recent", "?"),
-                                    r.attrs.get("numad_advising", "?"), r.attrs.get("numad_crit", "?"),
-                                    r.attrs.get("uptime_s", "?")))
-            for n in r.notes[:6]:
-                md.append("  - `%s`" % n)
-    # cost
+    if not nd:
+        return []
+    md = ["", "## numad activity (from /var/log/numad.log in the guest)", "",
+          "numad: shim adds 1 h to numad's CLOCK_MONOTONIC and supplies Mems_allowed_list; "
+          "numad-noclock: Mems_allowed_list only (real clock: skips every never-bound process "
+          "while guest uptime < 300 s); numad-noshim: no shim (no cpusets in the guest: exits).", ""]
+    for (cfg, wl, arm), r in nd:
+        md.append("- %s %s %s: %s; binds (moved to node(s))=%s of which to all nodes (no-op)=%s, "
+                  "skipped as done too recently=%s, advising=%s, fatal errors=%s; guest uptime at start %s s" % (
+                      cfg, wl, arm, "started" if r.attrs.get("avail") == "1" else "not available",
+                      r.attrs.get("numad_moved", "?"), r.attrs.get("numad_moved_all", "?"),
+                      r.attrs.get("numad_skip_recent", "?"), r.attrs.get("numad_advising", "?"),
+                      r.attrs.get("numad_crit", "?"), r.attrs.get("uptime_s", "?")))
+        for n in r.notes[:6]:
+            md.append("  - `%s`" % n)
+    return md
+
+
+COST_KERNELS = ["unpatched", "patched_no_policy", "patched_numacore_idle"]
+
+
+def cost_section(runs, results):
+    """Cost when unused: medians per kernel. Returns (md lines, csv rows)."""
     cost = collections.OrderedDict()
     for (cfg, wl, arm), m in results.items():
         if wl.startswith("cost_") and m and "cost" in m:
             cost.setdefault(wl[5:], []).extend(m["cost"])
-    want = ["unpatched", "patched_no_policy", "patched_numacore_idle"]
-    if cost or any(k[1].startswith("cost_") for k in runs):
-        md.append("")
-        md.append("## Cost when unused (median of %s runs)" % "/".join(str(len(cost.get(k, []))) for k in want))
-        md.append("")
-        md.append("| kernel | faults (pages/s) | ratio | pipe ping-pong (round trips/s) | ratio |")
-        md.append("|---|---|---|---|---|")
-        base = cost.get("unpatched")
-        bf = statistics.median(float(d["fault_pages_per_s"]) for d in base) if base else None
-        bp = statistics.median(float(d["pingpong_roundtrips_per_s"]) for d in base) if base else None
-        with open(os.path.join(a.out, "results.csv"), "a", newline="") as f:
-            w = csv.writer(f)
-            for k in want:
-                v = cost.get(k)
-                if not v:
-                    md.append("| %s | not available | | not available | |" % k)
-                    continue
-                mf = statistics.median(float(d["fault_pages_per_s"]) for d in v)
-                mp = statistics.median(float(d["pingpong_roundtrips_per_s"]) for d in v)
-                md.append("| %s | %.0f | %s | %.0f | %s |" % (
-                    k, mf, ("%.3f" % (mf / bf)) if bf else "n/a", mp, ("%.3f" % (mp / bp)) if bp else "n/a"))
-                d = {"config": "n2", "workload": "cost", "arm": k, "status": "ok",
-                     "run": "median of %d" % len(v), "cost_fault_pages_per_s": "%.0f" % mf,
-                     "cost_pingpong_per_s": "%.0f" % mp}
-                w.writerow([d.get(c, "") for c in cols])
-    if a.wall:
-        md.append("")
-        md.append("Wall time of this `make bench` run: %s s." % a.wall)
-    with open(os.path.join(a.out, "results.md"), "w") as f:
-        f.write("\n".join(md) + "\n")
+    if not cost and not any(k[1].startswith("cost_") for k in runs):
+        return [], []
 
-    # Locality time series for gnuplot: one panel per (config, workload)
-    # with its arms plus the hard-bind run of its group.
+    def med(v, k):
+        return statistics.median(float(d[k]) for d in v)
+    md = ["", "## Cost when unused (median of %s runs)" % "/".join(str(len(cost.get(k, []))) for k in COST_KERNELS), "",
+          "| kernel | faults (pages/s) | ratio | pipe ping-pong (round trips/s) | ratio |",
+          "|---|---|---|---|---|"]
+    csv_rows = []
+    base = cost.get("unpatched")
+    bf = med(base, "fault_pages_per_s") if base else None
+    bp = med(base, "pingpong_roundtrips_per_s") if base else None
+    for k in COST_KERNELS:
+        v = cost.get(k)
+        if not v:
+            md.append("| %s | not available | | not available | |" % k)
+            continue
+        mf, mp = med(v, "fault_pages_per_s"), med(v, "pingpong_roundtrips_per_s")
+        md.append("| %s | %.0f | %s | %.0f | %s |" % (
+            k, mf, ("%.3f" % (mf / bf)) if bf else "n/a", mp, ("%.3f" % (mp / bp)) if bp else "n/a"))
+        csv_rows.append({"config": "n2", "workload": "cost", "arm": k, "status": "ok",
+                         "run": "median of %d" % len(v), "cost_fault_pages_per_s": "%.0f" % mf,
+                         "cost_pingpong_per_s": "%.0f" % mp})
+    return md, csv_rows
+
+
+# --- locality.dat / locality-panels.gp ------------------------------------------
+
+ARM_COLORS = {"off": "#888888", "stock": "#1a9850", "numad": "#4575b4", "moron": "#f46d43",
+              "numacore": "#d73027", "hard-bind": "#000000", "numad-noclock": "#9970ab",
+              "numad-noshim": "#c2a5cf"}
+
+
+def write_locality_dat(path, results):
+    """One gnuplot data block per run with a series; returns key -> index."""
     index = {}
-    with open(os.path.join(a.out, "locality.dat"), "w") as f:
-        idx = 0
-        for (cfg, wl, arm), m in results.items():
-            if not m or not m.get("series") or wl.startswith("cost_"):
+    with open(path, "w") as f:
+        for key, m in results.items():
+            if not m or not m.get("series") or key[1].startswith("cost_"):
                 continue
-            f.write("# %s %s %s\n" % (cfg, wl, arm))
+            f.write("# %s\n" % " ".join(key))
             for s_ in m["series"]:
                 f.write("%.2f %.2f\n" % (s_[0], s_[1]))
             f.write("\n\n")
-            index[(cfg, wl, arm)] = idx
-            idx += 1
-    panels = collections.OrderedDict()
+            index[key] = len(index)
+    return index
+
+
+def write_locality_panels(path, index, by_cfg_wl, hard):
+    """One panel per (config, workload) with its arms plus the hard-bind run
+    of its group."""
+    panels = []
     for (cfg, wl) in by_cfg_wl:
         lst = [(i, arm) for (c, w, arm), i in index.items() if c == cfg and w == wl]
         hk = hard.get((cfg, group_of(wl)))
         if hk and hk[0] in index:
             lst.append((index[hk[0]], "hard-bind"))
         if lst:
-            panels[(cfg, wl)] = lst
-    real = list(panels.items())
-    n = max(1, len(real))
+            panels.append(((cfg, wl), lst))
+    n = max(1, len(panels))
     colsn = 2 if n > 1 else 1
     rowsn = (n + colsn - 1) // colsn
-    with open(os.path.join(a.out, "locality-panels.gp"), "w") as f:
-        f.write("set terminal pngcairo size %d,%d noenhanced font ',9'\n" % (700 * colsn, 330 * rowsn)
-                if True else "")
+    with open(path, "w") as f:
+        f.write("set terminal pngcairo size %d,%d noenhanced font ',9'\n" % (700 * colsn, 330 * rowsn))
         f.write("set output 'locality.png'\n")
         f.write("set multiplot layout %d,%d\n" % (rowsn, colsn))
-        for (cfg, wl), lst in real:
+        for (cfg, wl), lst in panels:
             f.write("set title '%s %s'\n" % (cfg, wl))
-            colors = {"off": "#888888", "stock": "#1a9850", "numad": "#4575b4", "moron": "#f46d43",
-                      "numacore": "#d73027", "hard-bind": "#000000", "numad-noclock": "#9970ab",
-                      "numad-noshim": "#c2a5cf"}
             plots = ["'locality.dat' index %d using 1:2 with linespoints pt 7 ps 0.3 lw %s lc rgb '%s' "
-                     "title '%s'" % (i, "2" if arm == "hard-bind" else "1.2", colors.get(arm, "#666666"), arm)
+                     "title '%s'" % (i, "2" if arm == "hard-bind" else "1.2", ARM_COLORS.get(arm, "#666666"), arm)
                      for i, arm in lst]
             f.write("plot " + ", \\\n     ".join(plots) + "\n")
         f.write("unset multiplot\n")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--arms", default="")
+    ap.add_argument("--quick", default="0")
+    ap.add_argument("--wall", default="")
+    ap.add_argument("taps", nargs="*")
+    a = ap.parse_args()
+    runs = parse([p for p in a.taps if os.path.exists(p)])
+    results = collections.OrderedDict((key, analyse(r) if r.seen else None) for key, r in runs.items())
+    rows, by_cfg_wl, hard = build_rows(runs, results, a.arms.split() + ["hard-bind"])
+    cost_md, cost_rows = cost_section(runs, results)
+    write_csv(os.path.join(a.out, "results.csv"), rows + cost_rows)
+    md = md_main(rows, a.quick) + md_issue4(rows) + md_numad(runs) + cost_md
+    if a.wall:
+        md += ["", "Wall time of this `make bench` run: %s s." % a.wall]
+    with open(os.path.join(a.out, "results.md"), "w") as f:
+        f.write("\n".join(md) + "\n")
+    index = write_locality_dat(os.path.join(a.out, "locality.dat"), results)
+    write_locality_panels(os.path.join(a.out, "locality-panels.gp"), index, by_cfg_wl, hard)
 
 
 if __name__ == "__main__":
