@@ -27,8 +27,10 @@ def kv(tokens):
 
 
 class Run:
-    def __init__(self, config, workload, arm):
+    def __init__(self, config, workload, arm, repeat, run_no=None):
         self.config, self.workload, self.arm = config, workload, arm
+        self.repeat = repeat  # 1-based occurrence of (config, workload, arm)
+        self.run_no = run_no  # bench_guest's run number (A run=N), if printed
         self.attrs = {}
         self.notes = []
         self.wlines = []      # (ms, text)
@@ -74,11 +76,14 @@ def add_record(r, typ, rec):
 
 
 def parse(paths):
-    """Runs of the TAP copies, keyed by (config, workload, arm); the config
-    is the TAP file's base name."""
+    """Runs of the TAP copies, keyed by (config, workload, arm, repeat); the
+    config is the TAP file's base name and repeat counts the runs of the
+    same (config, workload, arm) from 1.  A run starts at bench_guest's
+    "A run=N" line, or (TAPs without it) where the (workload, arm) changes."""
     runs = collections.OrderedDict()
     for path in paths:
         config = os.path.basename(path).rsplit(".", 1)[0]
+        cur = None
         with open(path, errors="replace") as f:
             for line in f:
                 if not line.startswith("# @ "):
@@ -87,11 +92,12 @@ def parse(paths):
                 if len(parts) < 3:
                     continue
                 wl, arm, rec = parts[0], parts[1], parts[2:]
-                key = (config, wl, arm)
-                r = runs.get(key)
-                if r is None:
-                    r = runs[key] = Run(config, wl, arm)
-                add_record(r, rec[0], rec)
+                run_no = kv(rec[1:]).get("run") if rec[0] == "A" else None
+                if cur is None or (cur.workload, cur.arm) != (wl, arm) or \
+                        (run_no is not None and run_no != cur.run_no):
+                    n = 1 + sum(1 for k in runs if k[:3] == (config, wl, arm))
+                    cur = runs[(config, wl, arm, n)] = Run(config, wl, arm, n, run_no)
+                add_record(cur, rec[0], rec)
     return runs
 
 
@@ -269,15 +275,7 @@ def group_of(workload):
     return w
 
 
-def fmt(v, spec="{:.1f}", none="-"):
-    return none if v is None else spec.format(v)
-
-
-def not_available(x):
-    return x["status"].startswith("not available")
-
-
-# --- rows ---------------------------------------------------------------------
+# --- rows (one per run) --------------------------------------------------------
 
 ROW_KEYS = ("initial_pct", "final_pct", "own_final_pct", "final_min_task_pct", "t90", "t95", "numa_pages_migrated",
             "pgmigrate_success", "misplaced0_pages", "misplaced_end_pages", "numa_hint_faults", "numa_hint_faults_local",
@@ -285,26 +283,27 @@ ROW_KEYS = ("initial_pct", "final_pct", "own_final_pct", "final_min_task_pct", "
             "bytes_per_s", "pte_rate_after95", "pte_rate_window_s", "locality_source")
 
 
-def index_runs(runs, results):
+def index_runs(runs):
     """(config, workload) -> arms seen, in plan order (cost and hard-bind runs
-    left out); (config, group) -> (key, metrics) of the group's hard-bind run."""
+    left out); (config, group) -> [keys of the group's hard-bind runs], in
+    repeat order."""
     by_cfg_wl = collections.OrderedDict()
-    for (cfg, wl, arm) in runs:
+    hard = collections.defaultdict(list)
+    for key in runs:
+        cfg, wl, arm, _ = key
+        if wl.endswith("_HARD_BIND"):
+            hard[(cfg, group_of(wl))].append(key)
         if wl.startswith("cost_") or wl.endswith("_HARD_BIND"):
             continue
         arms = by_cfg_wl.setdefault((cfg, wl), [])
         if arm not in arms:
             arms.append(arm)
-    hard = {}
-    for (cfg, wl, arm), m in results.items():
-        if wl.endswith("_HARD_BIND"):
-            hard[(cfg, group_of(wl))] = ((cfg, wl, arm), m)
     return by_cfg_wl, hard
 
 
-def arm_row(cfg, wl, arm, r, m, src):
+def arm_row(cfg, wl, arm, repeat, r, m, src):
     """One results row for a run r with metrics m (either may be None)."""
-    row = {"config": cfg, "workload": wl, "arm": arm, "run": src, "mark": ""}
+    row = {"config": cfg, "workload": wl, "arm": arm, "repeat": repeat, "run": src, "mark": ""}
     if r is None or m is None or r.attrs.get("avail") == "0" or "final_pct" not in (m or {}):
         why = (r.attrs.get("why") if r else None) or ("no output" if r else "not run")
         row["status"] = "not available (%s)" % why
@@ -313,6 +312,8 @@ def arm_row(cfg, wl, arm, r, m, src):
     row.update({k: m.get(k) for k in ROW_KEYS})
     hf = m.get("numa_hint_faults")
     row["hint_local_pct"] = 100.0 * m["numa_hint_faults_local"] / hf if hf else None
+    mig, m0, m1 = m.get("numa_pages_migrated"), m.get("misplaced0_pages"), m.get("misplaced_end_pages")
+    row["migrated_beyond_placed"] = mig - (m0 - m1) if None not in (mig, m0, m1) else None
     if arm.startswith("numad"):
         row["numad"] = "moved=%s (to all nodes: %s) skipped_recent=%s advising=%s crit=%s" % (
             r.attrs.get("numad_moved", "?"), r.attrs.get("numad_moved_all", "?"), r.attrs.get("numad_skip_recent", "?"),
@@ -320,57 +321,141 @@ def arm_row(cfg, wl, arm, r, m, src):
     return row
 
 
-def best_score(x):
-    """Best arm: locality to 1 %, then t90 to the 0.5 s sample period, then
-    fewest migrations."""
-    return (round(x["final_pct"]), -(round(x["t90"] * 2) / 2 if x["t90"] is not None else 1e9),
-            -(x.get("pgmigrate_success") or 0))
+def repeats_of(runs, cfg, wl, arm):
+    return sorted(k[3] for k in runs if k[:3] == (cfg, wl, arm))
 
 
-def mark_block(block):
-    """Progress relative to hard-bind, the optimum and the best arm."""
-    opt = [x for x in block if x["arm"] == "hard-bind" and x.get("bytes_per_s")]
-    for x in block:
-        if opt and x.get("bytes_per_s"):
-            x["progress_rel"] = x["bytes_per_s"] / opt[0]["bytes_per_s"]
-    for x in block:
-        if x["arm"] == "hard-bind" and x["status"] == "ok":
-            x["mark"] = "optimum"
-    cands = [x for x in block if x["status"] == "ok" and x["arm"] not in ("hard-bind",) + DIAG_ARMS]
+def block_rows(runs, results, cfg, wl, order, hard_keys):
+    """Per-run rows of one (config, workload): for each repeat, its arms in
+    order; hard-bind is the group's hard-bind run of the same repeat."""
+    nrep = max([len(repeats_of(runs, cfg, wl, arm)) for arm in order if arm != "hard-bind"] +
+               [len(hard_keys), 1])
+    rows = []
+    for rep in range(1, nrep + 1):
+        for arm in order:
+            if arm == "hard-bind":
+                key = hard_keys[rep - 1] if rep <= len(hard_keys) else None
+                if key is None and rep > 1:
+                    continue          # fewer hard-bind runs than repeats
+                src = key[1] if key else wl + "?"
+            else:
+                key, src = (cfg, wl, arm, rep), wl
+                if key not in runs and rep > 1:
+                    continue
+            rows.append(arm_row(cfg, wl, arm, rep, runs.get(key), results.get(key), src))
+    return rows
+
+
+def progress_rel(rows):
+    """Write progress relative to the hard-bind run of the same repeat (or
+    of the first repeat when hard-bind ran fewer times)."""
+    opt = {x["repeat"]: x["bytes_per_s"] for x in rows if x["arm"] == "hard-bind" and x.get("bytes_per_s")}
+    for x in rows:
+        base = opt.get(x["repeat"], opt.get(1))
+        if base and x.get("bytes_per_s"):
+            x["progress_rel"] = x["bytes_per_s"] / base
+
+
+def build_rows(runs, results, want_arms):
+    """Per-run rows, grouped as [(config, workload, arm order, rows)]."""
+    by_cfg_wl, hard = index_runs(runs)
+    blocks = []
+    for (cfg, wl), arms in by_cfg_wl.items():
+        order = [x for x in want_arms if x in arms or x == "hard-bind"]
+        order += [x for x in arms if x not in order]
+        rows = block_rows(runs, results, cfg, wl, order, hard.get((cfg, group_of(wl)), []))
+        progress_rel(rows)
+        blocks.append((cfg, wl, order, rows))
+    return blocks, by_cfg_wl, hard
+
+
+# --- cells (one per config, workload, arm: median and range over repeats) ------
+
+NEVER = float("inf")       # t90/t95 never reached: ranks after every time
+CELL_KEYS = tuple(k for k in ROW_KEYS if k != "locality_source") + (
+    "hint_local_pct", "migrated_beyond_placed", "progress_rel")
+
+
+class Stat:
+    """Median and range of one metric over the repeats that measured it."""
+    def __init__(self, values):
+        v = sorted(values)
+        self.n = len(v)
+        self.med = statistics.median(v) if v else None
+        self.lo, self.hi = (v[0], v[-1]) if v else (None, None)
+
+    def __repr__(self):
+        return "Stat(%r, %r-%r, n=%d)" % (self.med, self.lo, self.hi, self.n)
+
+
+def stat_of(rows, key):
+    if key in ("t90", "t95"):
+        return Stat(NEVER if x.get(key) is None else x[key] for x in rows)
+    return Stat(x[key] for x in rows if x.get(key) is not None)
+
+
+def make_cell(cfg, wl, arm, rows):
+    """Aggregate the per-repeat rows of one arm; medians over the ok runs."""
+    ok = [x for x in rows if x["status"] == "ok"]
+    cell = {"config": cfg, "workload": wl, "arm": arm, "run": rows[0]["run"], "mark": "",
+            "repeats": len(rows), "ok": len(ok), "rows": rows}
+    if not ok:
+        bad = [x for x in rows if x["status"] != "ok"]
+        cell["status"] = bad[0]["status"] if bad else "not available (not run)"
+        return cell
+    cell["status"] = "ok"
+    cell["stats"] = {k: stat_of(ok, k) for k in CELL_KEYS}
+    cell["locality_source"] = ok[0].get("locality_source")
+    if arm.startswith("numad"):
+        cell["numad"] = ok[0].get("numad")
+    return cell
+
+
+def med(cell, key):
+    """The cell's median of key (None: not measured; NEVER: never reached)."""
+    s = cell.get("stats", {}).get(key)
+    return s.med if s else None
+
+
+def best_score(c):
+    """Best arm: median locality to 1 %, then median t90 to the 0.5 s sample
+    period, then fewest migrations."""
+    t90 = med(c, "t90")
+    return (round(med(c, "final_pct")), -(round(t90 * 2) / 2 if t90 != NEVER else 1e9),
+            -(med(c, "pgmigrate_success") or 0))
+
+
+def mark_cells(cells):
+    for c in cells:
+        if c["arm"] == "hard-bind" and c["status"] == "ok":
+            c["mark"] = "optimum"
+    cands = [c for c in cells if c["status"] == "ok" and c["arm"] not in ("hard-bind",) + DIAG_ARMS
+             and med(c, "final_pct") is not None]
     if cands:
         max(cands, key=best_score)["mark"] = "best"
 
 
-def build_rows(runs, results, want_arms):
-    by_cfg_wl, hard = index_runs(runs, results)
-    rows = []
-    for (cfg, wl), arms in by_cfg_wl.items():
-        order = [x for x in want_arms if x in arms or x == "hard-bind"]
-        order += [x for x in arms if x not in order]
-        block = []
-        for arm in order:
-            if arm == "hard-bind":
-                hk = hard.get((cfg, group_of(wl)))
-                key, m = (hk if hk else ((cfg, wl + "?", arm), None))
-                r = runs.get(key)
-                src = key[1]
-            else:
-                key = (cfg, wl, arm)
-                r, m = runs.get(key), results.get(key)
-                src = wl
-            block.append(arm_row(cfg, wl, arm, r, m, src))
-        mark_block(block)
-        rows.extend(block)
-    return rows, by_cfg_wl, hard
+def build_cells(blocks):
+    cells = []
+    for cfg, wl, order, rows in blocks:
+        block = [make_cell(cfg, wl, arm, [x for x in rows if x["arm"] == arm])
+                 for arm in order if any(x["arm"] == arm for x in rows)]
+        mark_cells(block)
+        for c in block:
+            for x in c["rows"]:
+                x["mark"] = c["mark"]
+        cells.extend(block)
+    return cells
 
 
-# --- results.csv --------------------------------------------------------------
+# --- results.csv (one row per run) ---------------------------------------------
 
-CSV_COLS = ["config", "workload", "arm", "mark", "status", "run", "locality_source", "initial_pct",
+CSV_COLS = ["config", "workload", "arm", "repeat", "mark", "status", "run", "locality_source", "initial_pct",
             "final_pct", "own_final_pct", "final_min_task_pct", "t90", "t95", "pgmigrate_success", "numa_pages_migrated",
-            "misplaced0_pages", "misplaced_end_pages", "numa_hint_faults", "hint_local_pct", "numa_pte_updates", "nc_pages_marked",
-            "pte_rate_after95", "pte_rate_window_s", "node_changes", "nc_task_moves", "sys_pct",
-            "bytes_per_s", "progress_rel", "numad", "cost_fault_pages_per_s", "cost_pingpong_per_s"]
+            "misplaced0_pages", "misplaced_end_pages", "migrated_beyond_placed", "numa_hint_faults", "hint_local_pct",
+            "numa_pte_updates", "nc_pages_marked", "pte_rate_after95", "pte_rate_window_s", "node_changes",
+            "nc_task_moves", "sys_pct", "bytes_per_s", "progress_rel", "numad",
+            "cost_fault_pages_per_s", "cost_pingpong_per_s"]
 
 
 def csv_value(v):
@@ -387,9 +472,31 @@ def write_csv(path, rows):
             w.writerow([csv_value(x.get(c)) for c in CSV_COLS])
 
 
-# --- results.md ---------------------------------------------------------------
+# --- results.md -----------------------------------------------------------------
+
+def fmt_cell(c, key, spec="{:.1f}", none="-"):
+    """"median (min–max)" over the repeats; the value alone when they agree
+    (or there is one); "never" for a threshold not reached."""
+    s = c.get("stats", {}).get(key)
+    if s is None or s.med is None:
+        return none
+
+    def one(v):
+        return "never" if v == NEVER else spec.format(int(round(v)) if spec == "{:d}" else v)
+    if one(s.lo) == one(s.hi):
+        return one(s.med)
+    return "%s (%s–%s)" % (one(s.med), one(s.lo), one(s.hi))
+
+
+def md_arm(c):
+    run = "" if c["run"] == c["workload"] else " (run %s)" % c["run"]
+    ok = "" if c["ok"] == c["repeats"] else " [%d of %d ok]" % (c["ok"], c["repeats"])
+    return c["arm"] + run + ok
+
 
 MAIN_LEGEND = (
+    "Cells: median over the repeats, with the range (min–max) when they differ; "
+    "n: repeats that ran (a cell counts only the runs that completed). "
     "start/final %: share of the workload's resident pages on the node its threads run on "
     "(numa01/mfc: /proc/<pid>/numa_maps weighted by where the threads spent CPU time in the "
     "last 0.5 s sample; per-slice shapes THREAD_ALLOC/numa02*: the workload's own per-slice "
@@ -401,59 +508,58 @@ MAIN_LEGEND = (
     "in their previous running sample; guest sys %: system+irq+softirq share of /proc/stat.")
 
 
-def md_main(rows, quick):
+def md_main(cells, quick):
     md = ["# numacore placement benchmark (`make bench%s`)" % (" QUICK=1" if quick not in ("", "0") else ""), "",
           "QEMU TCG guest: placement as the kernel reports it; times are guest wall "
           "time under emulation (relative only), progress is relative to hard-bind.", "",
-          "| cfg | workload | arm | | start % | final % | own final % | min task % | t90 s | t95 s | migrated pages | "
+          "| cfg | workload | arm | | n | start % | final % | own final % | min task % | t90 s | t95 s | migrated pages | "
           "hint faults (local %) | PTEs marked | task node changes | guest sys % | progress vs opt |",
-          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for x in rows:
-        mark = {"best": "**best**", "optimum": "*optimum*"}.get(x["mark"], "")
-        if not_available(x):
-            md.append("| %s | %s | %s | | %s | | | | | | | | | | | |" % (x["config"], x["workload"], x["arm"], x["status"]))
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for c in cells:
+        mark = {"best": "**best**", "optimum": "*optimum*"}.get(c["mark"], "")
+        if c["status"] != "ok":
+            md.append("| %s | %s | %s | | %d | %s | | | | | | | | | | | |" % (
+                c["config"], c["workload"], c["arm"], c["repeats"], c["status"]))
             continue
-        hf = x.get("numa_hint_faults")
-        md.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            x["config"], x["workload"], x["arm"] + ("" if x["run"] == x["workload"] else " (run %s)" % x["run"]), mark,
-            fmt(x.get("initial_pct")), fmt(x.get("final_pct")), fmt(x.get("own_final_pct")),
-            fmt(x.get("final_min_task_pct")),
-            fmt(x.get("t90"), none="never"), fmt(x.get("t95"), none="never"),
-            fmt(x.get("pgmigrate_success"), "{:d}"),
-            ("%d (%.0f%%)" % (hf, x["hint_local_pct"])) if hf else fmt(hf, "{:d}"),
-            fmt(x.get("numa_pte_updates"), "{:d}"), fmt(x.get("node_changes"), "{:d}"),
-            fmt(x.get("sys_pct")), fmt(x.get("progress_rel"), "{:.2f}")))
+        hf = fmt_cell(c, "numa_hint_faults", "{:d}")
+        if med(c, "numa_hint_faults"):
+            hf += " (%.0f%%)" % med(c, "hint_local_pct")
+        md.append("| %s |" % " | ".join([
+            c["config"], c["workload"], md_arm(c), mark, str(c["repeats"]),
+            fmt_cell(c, "initial_pct"), fmt_cell(c, "final_pct"), fmt_cell(c, "own_final_pct"),
+            fmt_cell(c, "final_min_task_pct"), fmt_cell(c, "t90", none="never"), fmt_cell(c, "t95", none="never"),
+            fmt_cell(c, "pgmigrate_success", "{:d}"), hf, fmt_cell(c, "numa_pte_updates", "{:d}"),
+            fmt_cell(c, "node_changes", "{:d}"), fmt_cell(c, "sys_pct"), fmt_cell(c, "progress_rel", "{:.2f}")]))
     md += ["", MAIN_LEGEND]
     return md
 
 
-def md_issue4(rows):
+def md_issue4(cells):
     """Memory follows CPU, 2 x 128 MiB: the issue #4 figures."""
-    sub = [x for x in rows if x["workload"] == "mfc_remote_128" and x["arm"] in ("stock", "moron", "numacore")]
+    sub = [c for c in cells if c["workload"] == "mfc_remote_128" and c["arm"] in ("stock", "moron", "numacore")]
     if not sub:
         return []
     md = ["", "## Memory follows CPU, 2 x 128 MiB (issue #4)", "",
-          "| cfg | arm | t90 s | pages migrated (numa_pages_migrated) | misplaced at start -> end | "
+          "| cfg | arm | n | t90 s | pages migrated (numa_pages_migrated) | misplaced at start -> end | "
           "migrations beyond pages placed | PTE marking rate after 95 % (numa_pte_updates/s, window) | rate / stock |",
-          "|---|---|---|---|---|---|---|---|"]
-    stock_rate = {x["config"]: x.get("pte_rate_after95") for x in sub if x["arm"] == "stock"}
-    for x in sub:
-        if not_available(x):
-            md.append("| %s | %s | %s | | | | | |" % (x["config"], x["arm"], x["status"]))
+          "|---|---|---|---|---|---|---|---|---|"]
+    stock_rate = {c["config"]: med(c, "pte_rate_after95") for c in sub if c["arm"] == "stock"}
+    for c in sub:
+        if c["status"] != "ok":
+            md.append("| %s | %s | %d | %s | | | | | |" % (c["config"], c["arm"], c["repeats"], c["status"]))
             continue
-        rate = x.get("pte_rate_after95")
-        srate = stock_rate.get(x["config"])
-        mig, m0, m1 = x.get("numa_pages_migrated"), x.get("misplaced0_pages"), x.get("misplaced_end_pages")
-        extra = mig - (m0 - m1) if None not in (mig, m0, m1) else None
-        md.append("| %s | %s | %s | %s | %s -> %s | %s | %s | %s |" % (
-            x["config"], x["arm"], fmt(x.get("t90"), none="never"),
-            fmt(mig, "{:d}"), fmt(m0, "{:d}"), fmt(m1, "{:d}"), fmt(extra, "{:d}"),
-            ("%.0f (%.1f s)" % (rate, x["pte_rate_window_s"])) if rate is not None
-            else "n/a (95 % not reached or < 5 s left)",
-            ("%.2f" % (rate / srate)) if rate is not None and srate else "n/a"))
+        rate, srate = med(c, "pte_rate_after95"), stock_rate.get(c["config"])
+        md.append("| %s |" % " | ".join([
+            c["config"], md_arm(c), str(c["repeats"]), fmt_cell(c, "t90", none="never"),
+            fmt_cell(c, "numa_pages_migrated", "{:d}"),
+            "%s -> %s" % (fmt_cell(c, "misplaced0_pages", "{:d}"), fmt_cell(c, "misplaced_end_pages", "{:d}")),
+            fmt_cell(c, "migrated_beyond_placed", "{:d}"),
+            ("%s (%.1f s)" % (fmt_cell(c, "pte_rate_after95", "{:.0f}"), med(c, "pte_rate_window_s")))
+            if rate is not None else "n/a (95 % not reached or < 5 s left)",
+            ("%.2f" % (rate / srate)) if rate is not None and srate else "n/a"]))
     md += ["", "migrations beyond pages placed: pages migrated minus the drop in the workload's misplaced "
            "pages (0 when each migration placed one misplaced page; positive for ping-pong, or "
-           "migrations of other processes' pages); rate / stock: the issue's target is <= 0.25."]
+           "migrations of other processes' pages); rate / stock: ratio of the medians, the issue's target is <= 0.25."]
     return md
 
 
@@ -466,10 +572,11 @@ def md_numad(runs):
           "numad: shim adds 1 h to numad's CLOCK_MONOTONIC and supplies Mems_allowed_list; "
           "numad-noclock: Mems_allowed_list only (real clock: skips every never-bound process "
           "while guest uptime < 300 s); numad-noshim: no shim (no cpusets in the guest: exits).", ""]
-    for (cfg, wl, arm), r in nd:
-        md.append("- %s %s %s: %s; binds (moved to node(s))=%s of which to all nodes (no-op)=%s, "
+    for (cfg, wl, arm, rep), r in nd:
+        md.append("- %s %s %s%s: %s; binds (moved to node(s))=%s of which to all nodes (no-op)=%s, "
                   "skipped as done too recently=%s, advising=%s, fatal errors=%s; guest uptime at start %s s" % (
-                      cfg, wl, arm, "started" if r.attrs.get("avail") == "1" else "not available",
+                      cfg, wl, arm, " (repeat %d)" % rep if rep > 1 or (cfg, wl, arm, 2) in runs else "",
+                      "started" if r.attrs.get("avail") == "1" else "not available",
                       r.attrs.get("numad_moved", "?"), r.attrs.get("numad_moved_all", "?"),
                       r.attrs.get("numad_skip_recent", "?"), r.attrs.get("numad_advising", "?"),
                       r.attrs.get("numad_crit", "?"), r.attrs.get("uptime_s", "?")))
@@ -482,29 +589,30 @@ COST_KERNELS = ["unpatched", "patched_no_policy", "patched_numacore_idle"]
 
 
 def cost_section(runs, results):
-    """Cost when unused: medians per kernel. Returns (md lines, csv rows)."""
+    """Cost when unused: medians per kernel over all its runs. Returns (md
+    lines, csv rows)."""
     cost = collections.OrderedDict()
-    for (cfg, wl, arm), m in results.items():
-        if wl.startswith("cost_") and m and "cost" in m:
-            cost.setdefault(wl[5:], []).extend(m["cost"])
+    for key, m in results.items():
+        if key[1].startswith("cost_") and m and "cost" in m:
+            cost.setdefault(key[1][5:], []).extend(m["cost"])
     if not cost and not any(k[1].startswith("cost_") for k in runs):
         return [], []
 
-    def med(v, k):
+    def median_of(v, k):
         return statistics.median(float(d[k]) for d in v)
     md = ["", "## Cost when unused (median of %s runs)" % "/".join(str(len(cost.get(k, []))) for k in COST_KERNELS), "",
           "| kernel | faults (pages/s) | ratio | pipe ping-pong (round trips/s) | ratio |",
           "|---|---|---|---|---|"]
     csv_rows = []
     base = cost.get("unpatched")
-    bf = med(base, "fault_pages_per_s") if base else None
-    bp = med(base, "pingpong_roundtrips_per_s") if base else None
+    bf = median_of(base, "fault_pages_per_s") if base else None
+    bp = median_of(base, "pingpong_roundtrips_per_s") if base else None
     for k in COST_KERNELS:
         v = cost.get(k)
         if not v:
             md.append("| %s | not available | | not available | |" % k)
             continue
-        mf, mp = med(v, "fault_pages_per_s"), med(v, "pingpong_roundtrips_per_s")
+        mf, mp = median_of(v, "fault_pages_per_s"), median_of(v, "pingpong_roundtrips_per_s")
         md.append("| %s | %.0f | %s | %.0f | %s |" % (
             k, mf, ("%.3f" % (mf / bf)) if bf else "n/a", mp, ("%.3f" % (mp / bp)) if bp else "n/a"))
         csv_rows.append({"config": "n2", "workload": "cost", "arm": k, "status": "ok",
@@ -527,7 +635,7 @@ def write_locality_dat(path, results):
         for key, m in results.items():
             if not m or not m.get("series") or key[1].startswith("cost_"):
                 continue
-            f.write("# %s\n" % " ".join(key))
+            f.write("# %s %s %s repeat %d\n" % key)
             for s_ in m["series"]:
                 f.write("%.2f %.2f\n" % (s_[0], s_[1]))
             f.write("\n\n")
@@ -536,14 +644,12 @@ def write_locality_dat(path, results):
 
 
 def write_locality_panels(path, index, by_cfg_wl, hard):
-    """One panel per (config, workload) with its arms plus the hard-bind run
-    of its group."""
+    """One panel per (config, workload) with its arms plus the hard-bind runs
+    of its group; one curve per run, the repeats of an arm in its colour."""
     panels = []
     for (cfg, wl) in by_cfg_wl:
-        lst = [(i, arm) for (c, w, arm), i in index.items() if c == cfg and w == wl]
-        hk = hard.get((cfg, group_of(wl)))
-        if hk and hk[0] in index:
-            lst.append((index[hk[0]], "hard-bind"))
+        lst = [(i, key[2], key[3]) for key, i in index.items() if key[:2] == (cfg, wl)]
+        lst += [(index[k], "hard-bind", k[3]) for k in hard.get((cfg, group_of(wl)), []) if k in index]
         if lst:
             panels.append(((cfg, wl), lst))
     n = max(1, len(panels))
@@ -555,9 +661,10 @@ def write_locality_panels(path, index, by_cfg_wl, hard):
         f.write("set multiplot layout %d,%d\n" % (rowsn, colsn))
         for (cfg, wl), lst in panels:
             f.write("set title '%s %s'\n" % (cfg, wl))
-            plots = ["'locality.dat' index %d using 1:2 with linespoints pt 7 ps 0.3 lw %s lc rgb '%s' "
-                     "title '%s'" % (i, "2" if arm == "hard-bind" else "1.2", ARM_COLORS.get(arm, "#666666"), arm)
-                     for i, arm in lst]
+            plots = ["'locality.dat' index %d using 1:2 with linespoints pt 7 ps 0.3 lw %s lc rgb '%s' %s" % (
+                     i, "2" if arm == "hard-bind" else "1.2", ARM_COLORS.get(arm, "#666666"),
+                     "title '%s'" % arm if rep == 1 else "notitle")
+                     for i, arm, rep in lst]
             f.write("plot " + ", \\\n     ".join(plots) + "\n")
         f.write("unset multiplot\n")
 
@@ -572,10 +679,11 @@ def main():
     a = ap.parse_args()
     runs = parse([p for p in a.taps if os.path.exists(p)])
     results = collections.OrderedDict((key, analyse(r) if r.seen else None) for key, r in runs.items())
-    rows, by_cfg_wl, hard = build_rows(runs, results, a.arms.split() + ["hard-bind"])
+    blocks, by_cfg_wl, hard = build_rows(runs, results, a.arms.split() + ["hard-bind"])
+    cells = build_cells(blocks)
     cost_md, cost_rows = cost_section(runs, results)
-    write_csv(os.path.join(a.out, "results.csv"), rows + cost_rows)
-    md = md_main(rows, a.quick) + md_issue4(rows) + md_numad(runs) + cost_md
+    write_csv(os.path.join(a.out, "results.csv"), [x for b in blocks for x in b[3]] + cost_rows)
+    md = md_main(cells, a.quick) + md_issue4(cells) + md_numad(runs) + cost_md
     if a.wall:
         md += ["", "Wall time of this `make bench` run: %s s." % a.wall]
     with open(os.path.join(a.out, "results.md"), "w") as f:
