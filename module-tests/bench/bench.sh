@@ -20,7 +20,13 @@
 #   BENCH_ARMS="off stock numad moron numacore"   arms besides hard-bind
 #   BENCH_COST=0|1     run the cost microbenchmark (default: 1 unless QUICK)
 #   BENCH_PLAN_FILE=F use plan F (lines "<workload> <arm> <command...>")
-#                      instead of the generated one
+#                      instead of the generated one (REPEAT applies to it too)
+#   REPEAT=1           run every (config, workload, arm) REPEAT times; the
+#                      repeats of a workload follow each other, and within a
+#                      repeat its arms run one after the other (stock, moron,
+#                      numacore, ..., then the next repeat), so that compared
+#                      arms are measured close in time.  The numad diagnostic
+#                      arms run once.  report.py gives median (min-max).
 #   BENCH_CPUS=2       vCPUs per node (default 2, and 1 on 4-node guests);  BENCH_MEM=1024 MiB per node
 set -euo pipefail
 
@@ -45,8 +51,11 @@ BENCH_ARMS=${BENCH_ARMS:-off stock numad moron numacore}
 BENCH_CPUS_SET=${BENCH_CPUS:-}
 BENCH_CPUS=${BENCH_CPUS:-2}
 BENCH_MEM=${BENCH_MEM:-1024}
+REPEAT=${REPEAT:-1}
 log() { echo "bench: $*" >&2; }
 die() { echo "bench: ERROR: $*" >&2; exit 1; }
+
+[[ "$REPEAT" =~ ^[1-9][0-9]*$ ]] || die "REPEAT=$REPEAT: expected a positive integer"
 
 start_all=$(date +%s)
 for f in "$TOP/build/bzImage" "$TOP/build/initramfs.cpio"; do
@@ -107,6 +116,30 @@ plan_workloads() {
 	fi
 }
 
+# expand_repeats: a plan on stdin, each workload's block of consecutive lines
+# REPEAT times on stdout (arms interleaved within a repeat); the numad
+# diagnostic arms (numad-noclock/-noshim) once, since they must run while
+# the guest's uptime is below 300 s.  Blank and comment lines are dropped.
+expand_repeats() {
+	awk -v R="$REPEAT" '
+	function flush(   r, i) {
+		for (r = 1; r <= R; r++)
+			for (i = 1; i <= n; i++)
+				if (r == 1 || !diag[i])
+					print line[i]
+		n = 0
+	}
+	/^[[:space:]]*(#|$)/ { next }
+	{
+		if (n && $1 != wl)
+			flush()
+		wl = $1
+		line[++n] = $0
+		diag[n] = ($2 ~ /^numad-no/)
+	}
+	END { if (n) flush() }'
+}
+
 plan_cost() {
 	local arm=$1 i
 	for i in 1 2 3 4 5; do
@@ -152,7 +185,7 @@ boot_plan() {
 # report: (re)write results.* and locality.png from the boots so far, so an
 # interrupted run still leaves the finished boots' numbers.
 report() {
-	python3 "$SRC/report.py" --out "$OUT" --arms "$BENCH_ARMS" --quick "${QUICK:-0}" \
+	python3 "$SRC/report.py" --out "$OUT" --arms "$BENCH_ARMS" --quick "${QUICK:-0}" --repeat "$REPEAT" \
 		--wall $(( $(date +%s) - start_all )) "$OUT"/raw/*.tap || log "report failed"
 	if command -v gnuplot >/dev/null 2>&1 && [ -s "$OUT/locality.dat" ]; then
 		(cd "$OUT" && gnuplot "$SRC/locality.gp") || log "gnuplot failed"
@@ -168,9 +201,9 @@ BASE_INITRD=$OUT/base-initramfs.cpio
 
 for n in $NODES; do
 	if [ -n "${BENCH_PLAN_FILE:-}" ]; then
-		cp "$BENCH_PLAN_FILE" "$OUT/plan-n$n"
+		expand_repeats < "$BENCH_PLAN_FILE" > "$OUT/plan-n$n"
 	else
-		plan_workloads "$n" > "$OUT/plan-n$n"
+		plan_workloads "$n" | expand_repeats > "$OUT/plan-n$n"
 	fi
 	# same vCPU count on every shape: 4 nodes get 1 vCPU each
 	cpus=$BENCH_CPUS

@@ -508,10 +508,12 @@ MAIN_LEGEND = (
     "in their previous running sample; guest sys %: system+irq+softirq share of /proc/stat.")
 
 
-def md_main(cells, quick):
-    md = ["# numacore placement benchmark (`make bench%s`)" % (" QUICK=1" if quick not in ("", "0") else ""), "",
+def md_main(cells, a):
+    opts = (" QUICK=1" if a.quick not in ("", "0") else "") + (" REPEAT=%s" % a.repeat if a.repeat != "1" else "")
+    md = ["# numacore placement benchmark (`make bench%s`)" % opts, "",
           "QEMU TCG guest: placement as the kernel reports it; times are guest wall "
-          "time under emulation (relative only), progress is relative to hard-bind.", "",
+          "time under emulation (relative only), progress is relative to hard-bind.", ""]
+    md += [
           "| cfg | workload | arm | | n | start % | final % | own final % | min task % | t90 s | t95 s | migrated pages | "
           "hint faults (local %) | PTEs marked | task node changes | guest sys % | progress vs opt |",
           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -675,6 +677,7 @@ def main():
     ap.add_argument("--arms", default="")
     ap.add_argument("--quick", default="0")
     ap.add_argument("--wall", default="")
+    ap.add_argument("--repeat", default="1")
     ap.add_argument("taps", nargs="*")
     a = ap.parse_args()
     runs = parse([p for p in a.taps if os.path.exists(p)])
@@ -683,7 +686,7 @@ def main():
     cells = build_cells(blocks)
     cost_md, cost_rows = cost_section(runs, results)
     write_csv(os.path.join(a.out, "results.csv"), [x for b in blocks for x in b[3]] + cost_rows)
-    md = md_main(cells, a.quick) + md_issue4(cells) + md_numad(runs) + cost_md
+    md = md_main(cells, a) + md_issue4(cells) + md_numad(runs) + cost_md
     if a.wall:
         md += ["", "Wall time of this `make bench` run: %s s." % a.wall]
     with open(os.path.join(a.out, "results.md"), "w") as f:
