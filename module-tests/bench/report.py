@@ -508,11 +508,23 @@ MAIN_LEGEND = (
     "in their previous running sample; guest sys %: system+irq+softirq share of /proc/stat.")
 
 
+def md_configs(configs):
+    """Legend of the guest shapes (bench.sh's name:nodes:cpus list)."""
+    out = []
+    for c in configs.split():
+        name, nodes, cpus = c.split(":")
+        note = " (oversubscribed: a process's threads cannot share a node without sharing its CPU)" \
+            if "oversub" in name else ""
+        out.append("%s = %s nodes x %s vCPU%s%s" % (name, nodes, cpus, "s" if cpus != "1" else "", note))
+    return ["Guests: " + "; ".join(out) + "."] if out else []
+
+
 def md_main(cells, a):
     opts = (" QUICK=1" if a.quick not in ("", "0") else "") + (" REPEAT=%s" % a.repeat if a.repeat != "1" else "")
     md = ["# numacore placement benchmark (`make bench%s`)" % opts, "",
           "QEMU TCG guest: placement as the kernel reports it; times are guest wall "
           "time under emulation (relative only), progress is relative to hard-bind.", ""]
+    md += md_configs(a.configs) + [""] if a.configs else []
     md += [
           "| cfg | workload | arm | | n | start % | final % | own final % | min task % | t90 s | t95 s | migrated pages | "
           "hint faults (local %) | PTEs marked | task node changes | guest sys % | progress vs opt |",
@@ -678,6 +690,7 @@ def main():
     ap.add_argument("--quick", default="0")
     ap.add_argument("--wall", default="")
     ap.add_argument("--repeat", default="1")
+    ap.add_argument("--configs", default="", help="name:nodes:cpus ... (bench.sh's guest shapes)")
     ap.add_argument("taps", nargs="*")
     a = ap.parse_args()
     runs = parse([p for p in a.taps if os.path.exists(p)])
