@@ -222,6 +222,31 @@ def rate_between(glob, key, ta, tb, min_ms=5000):
     return (pts[-1][1][key] - pts[0][1][key]) / dt, dt
 
 
+SETTLE_BAND = 5.0   # locality points around the final value
+
+
+def settled_metrics(m, r, t0, change_ms):
+    """After convergence: from the first sample after which locality stays
+    within SETTLE_BAND points of its final value (for an arm that reaches
+    ~100 %, about t95; also defined for one that ends at 50 %) to the end of
+    the write phase: task node changes and the PTE marking rate (/s, over
+    >= 5 s, else not measured)."""
+    after = [s_ for s_ in m["series"] if s_[0] >= 0]
+    if not after:
+        return
+    final = after[-1][1]
+    settled = after[-1][0]
+    for s_ in reversed(after):
+        if abs(s_[1] - final) > SETTLE_BAND:
+            break
+        settled = s_[0]
+    ta, tb = t0 + settled * 1000, t0 + after[-1][0] * 1000
+    m["settled_s"] = settled
+    m["settled_window_s"] = after[-1][0] - settled
+    m["node_changes_settled"] = sum(1 for ms in change_ms if ta < ms <= tb)
+    m["pte_rate_settled"], _ = rate_between(r.glob, "numa_pte_updates", ta, tb)
+
+
 def counter_metrics(m, r, t0):
     """Counter deltas between the first G (before the workload) and the last
     (after it), guest system CPU share, PTE marking rate after t95."""
@@ -265,6 +290,7 @@ def analyse(r):
     m["series"] = series
     locality_metrics(m, series)
     counter_metrics(m, r, t0)
+    settled_metrics(m, r, t0, change_ms)
     return m
 
 
@@ -280,7 +306,8 @@ def group_of(workload):
 ROW_KEYS = ("initial_pct", "final_pct", "own_final_pct", "final_min_task_pct", "t90", "t95", "numa_pages_migrated",
             "pgmigrate_success", "misplaced0_pages", "misplaced_end_pages", "numa_hint_faults", "numa_hint_faults_local",
             "numa_pte_updates", "nc_pages_marked", "nc_task_moves", "node_changes", "sys_pct",
-            "bytes_per_s", "pte_rate_after95", "pte_rate_window_s", "locality_source")
+            "bytes_per_s", "pte_rate_after95", "pte_rate_window_s", "settled_s", "settled_window_s",
+            "node_changes_settled", "pte_rate_settled", "locality_source")
 
 
 def index_runs(runs):
@@ -398,7 +425,7 @@ def make_cell(cfg, wl, arm, rows):
     """Aggregate the per-repeat rows of one arm; medians over the ok runs."""
     ok = [x for x in rows if x["status"] == "ok"]
     cell = {"config": cfg, "workload": wl, "arm": arm, "run": rows[0]["run"], "mark": "",
-            "repeats": len(rows), "ok": len(ok), "rows": rows}
+            "repeats": sum(1 for x in rows if x["status"] != "not available (not run)"), "ok": len(ok), "rows": rows}
     if not ok:
         bad = [x for x in rows if x["status"] != "ok"]
         cell["status"] = bad[0]["status"] if bad else "not available (not run)"
@@ -453,7 +480,8 @@ def build_cells(blocks):
 CSV_COLS = ["config", "workload", "arm", "repeat", "mark", "status", "run", "locality_source", "initial_pct",
             "final_pct", "own_final_pct", "final_min_task_pct", "t90", "t95", "pgmigrate_success", "numa_pages_migrated",
             "misplaced0_pages", "misplaced_end_pages", "migrated_beyond_placed", "numa_hint_faults", "hint_local_pct",
-            "numa_pte_updates", "nc_pages_marked", "pte_rate_after95", "pte_rate_window_s", "node_changes",
+            "numa_pte_updates", "nc_pages_marked", "pte_rate_after95", "pte_rate_window_s", "settled_s",
+            "settled_window_s", "pte_rate_settled", "node_changes", "node_changes_settled",
             "nc_task_moves", "sys_pct", "bytes_per_s", "progress_rel", "numad",
             "cost_fault_pages_per_s", "cost_pingpong_per_s"]
 
@@ -490,22 +518,31 @@ def fmt_cell(c, key, spec="{:.1f}", none="-"):
 
 def md_arm(c):
     run = "" if c["run"] == c["workload"] else " (run %s)" % c["run"]
-    ok = "" if c["ok"] == c["repeats"] else " [%d of %d ok]" % (c["ok"], c["repeats"])
+    ok = " [%d of %d ok]" % (c["ok"], c["repeats"]) if 0 < c["ok"] < c["repeats"] else ""
     return c["arm"] + run + ok
 
 
 MAIN_LEGEND = (
     "Cells: median over the repeats, with the range (min–max) when they differ; "
     "n: repeats that ran (a cell counts only the runs that completed). "
-    "start/final %: share of the workload's resident pages on the node its threads run on "
+    "final %: share of the workload's resident pages on the node its threads run on at the end "
     "(numa01/mfc: /proc/<pid>/numa_maps weighted by where the threads spent CPU time in the "
-    "last 0.5 s sample; per-slice shapes THREAD_ALLOC/numa02*: the workload's own per-slice "
-    "figure); own final %: the workload's own final figure (mean over processes; numa01: pages on "
-    "the majority node of its threads, mfc: pages on the home node, which numad's re-pinning "
-    "makes meaningless), for cross-checking; t90/t95: first sample at or above 90/95 % after the write phase started; "
-    "migrated pages: pgmigrate_success delta (also counts numad's migrate_pages(2)); "
-    "PTEs marked: numa_pte_updates; task node changes: threads seen on another node than "
-    "in their previous running sample; guest sys %: system+irq+softirq share of /proc/stat.")
+    "last 0.5 s sample; per-slice shapes THREAD_ALLOC/numa02*: the workload's own per-slice figure); "
+    "t90: first sample at or above 90 % after the write phase started; "
+    "settled: from the first sample after which locality stays within BAND points of its final value "
+    "to the end of the run (see the details table for when); "
+    "task node changes: threads seen on another node than in their previous running sample; "
+    "guest sys %: system+irq+softirq share of /proc/stat over the run; "
+    "pages migrated: pgmigrate_success delta (also counts numad's migrate_pages(2)); "
+    "PTEs marked/s: numa_pte_updates rate while settled (n/a when settled for < 5 s); "
+    "progress: bytes written relative to hard-bind of the same repeat.").replace("BAND", "%g" % SETTLE_BAND)
+
+DETAIL_LEGEND = (
+    "start %: locality at the first sample; own final %: the workload's own final figure (mean over "
+    "processes; numa01: pages on the majority node of its threads, mfc: pages on the home node, which "
+    "numad's re-pinning makes meaningless), for cross-checking; min task %: the least local process at "
+    "the end; t95: as t90; settled at: start of the settled window; PTEs marked: numa_pte_updates over "
+    "the whole run; hint faults: numa_hint_faults (share local).")
 
 
 def md_configs(configs):
@@ -519,32 +556,56 @@ def md_configs(configs):
     return ["Guests: " + "; ".join(out) + "."] if out else []
 
 
-def md_main(cells, a):
+def md_header(a):
     opts = (" QUICK=1" if a.quick not in ("", "0") else "") + (" REPEAT=%s" % a.repeat if a.repeat != "1" else "")
     md = ["# numacore placement benchmark (`make bench%s`)" % opts, "",
           "QEMU TCG guest: placement as the kernel reports it; times are guest wall "
           "time under emulation (relative only), progress is relative to hard-bind.", ""]
-    md += md_configs(a.configs) + [""] if a.configs else []
-    md += [
-          "| cfg | workload | arm | | n | start % | final % | own final % | min task % | t90 s | t95 s | migrated pages | "
-          "hint faults (local %) | PTEs marked | task node changes | guest sys % | progress vs opt |",
-          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    if a.configs:
+        md += md_configs(a.configs) + [""]
+    return md
+
+
+def md_table(cells, head, columns):
+    """A markdown table of the cells: head names the columns after cfg,
+    workload, arm, mark and n; columns(cell) gives their text."""
+    md = ["| cfg | workload | arm | | n | %s |" % " | ".join(head),
+          "|" + "---|" * (5 + len(head))]
     for c in cells:
         mark = {"best": "**best**", "optimum": "*optimum*"}.get(c["mark"], "")
+        lead = [c["config"], c["workload"], md_arm(c), mark, str(c["repeats"])]
         if c["status"] != "ok":
-            md.append("| %s | %s | %s | | %d | %s | | | | | | | | | | | |" % (
-                c["config"], c["workload"], c["arm"], c["repeats"], c["status"]))
-            continue
-        hf = fmt_cell(c, "numa_hint_faults", "{:d}")
-        if med(c, "numa_hint_faults"):
-            hf += " (%.0f%%)" % med(c, "hint_local_pct")
-        md.append("| %s |" % " | ".join([
-            c["config"], c["workload"], md_arm(c), mark, str(c["repeats"]),
-            fmt_cell(c, "initial_pct"), fmt_cell(c, "final_pct"), fmt_cell(c, "own_final_pct"),
-            fmt_cell(c, "final_min_task_pct"), fmt_cell(c, "t90", none="never"), fmt_cell(c, "t95", none="never"),
-            fmt_cell(c, "pgmigrate_success", "{:d}"), hf, fmt_cell(c, "numa_pte_updates", "{:d}"),
-            fmt_cell(c, "node_changes", "{:d}"), fmt_cell(c, "sys_pct"), fmt_cell(c, "progress_rel", "{:.2f}")]))
-    md += ["", MAIN_LEGEND]
+            rest = [c["status"]] + [""] * (len(head) - 1)
+        else:
+            rest = columns(c)
+        md.append("| %s |" % " | ".join(lead + rest))
+    return md
+
+
+def main_columns(c):
+    return [fmt_cell(c, "final_pct"), fmt_cell(c, "t90", none="never"),
+            fmt_cell(c, "node_changes_settled", "{:d}"), fmt_cell(c, "sys_pct"),
+            fmt_cell(c, "pgmigrate_success", "{:d}"), fmt_cell(c, "pte_rate_settled", "{:.0f}", none="n/a"),
+            fmt_cell(c, "progress_rel", "{:.2f}")]
+
+
+def detail_columns(c):
+    hf = fmt_cell(c, "numa_hint_faults", "{:d}")
+    if med(c, "numa_hint_faults"):
+        hf += " (%.0f%%)" % med(c, "hint_local_pct")
+    return [fmt_cell(c, "initial_pct"), fmt_cell(c, "own_final_pct"), fmt_cell(c, "final_min_task_pct"),
+            fmt_cell(c, "t95", none="never"), fmt_cell(c, "settled_s"), fmt_cell(c, "numa_pte_updates", "{:d}"),
+            fmt_cell(c, "node_changes", "{:d}"), hf]
+
+
+def md_main(cells, a):
+    md = md_header(a)
+    md += md_table(cells, ["final %", "t90 s", "task node changes (settled)", "guest sys %", "pages migrated",
+                           "PTEs marked/s (settled)", "progress vs opt"], main_columns)
+    md += ["", MAIN_LEGEND, "", "### Details", ""]
+    md += md_table(cells, ["start %", "own final %", "min task %", "t95 s", "settled at s", "PTEs marked",
+                           "task node changes (whole run)", "hint faults (local %)"], detail_columns)
+    md += ["", DETAIL_LEGEND]
     return md
 
 

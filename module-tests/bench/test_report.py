@@ -97,12 +97,27 @@ def run_report(taps, arms="off stock numad moron numacore", extra=()):
     return md, rows
 
 
-def md_row(md, *cells):
-    """The results.md table line starting with the given cells."""
-    prefix = "| " + " | ".join(cells) + " |"
-    hits = [line for line in md.splitlines() if line.startswith(prefix)]
-    assert len(hits) == 1, (prefix, hits)
-    return [c.strip() for c in hits[0].strip("|").split("|")]
+def md_tables(md):
+    """Every markdown table of results.md as a list of {header: cell} rows."""
+    tables, cur, head = [], None, None
+    for line in md.splitlines():
+        if not line.startswith("|"):
+            cur = None
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if cur is None:
+            cur, head = [], cells
+            tables.append(cur)
+        elif not set(line) <= set("|-"):
+            cur.append(dict(zip(head, cells)))
+    return tables
+
+
+def md_cell(md, cfg, wl, arm, col, table=0):
+    """One cell of the main table (table=0) or the details table (1)."""
+    hits = [r for r in md_tables(md)[table] if (r["cfg"], r["workload"], r["arm"]) == (cfg, wl, arm)]
+    assert len(hits) == 1, (cfg, wl, arm, hits)
+    return hits[0][col]
 
 
 class Repeats(unittest.TestCase):
@@ -132,21 +147,20 @@ class Repeats(unittest.TestCase):
 
     def test_md_median_and_range(self):
         md, _ = run_report({"n2": self.interleaved()})
-        stock = md_row(md, "n2", "numa01_INVERSE_BIND", "stock")
-        # cfg workload arm mark n start final own min t90 t95 migrated ...
-        self.assertEqual(stock[4], "3")
-        self.assertEqual(stock[9], "4.0 (3.0–5.0)")
-        self.assertEqual(stock[11], "2000 (1000–3000)")
-        nc = md_row(md, "n2", "numa01_INVERSE_BIND", "numacore")
-        self.assertEqual(nc[9], "2.0 (2.0–2.5)")
-        self.assertEqual(nc[3], "**best**")
+        wl = "numa01_INVERSE_BIND"
+        self.assertEqual(md_cell(md, "n2", wl, "stock", "n"), "3")
+        self.assertEqual(md_cell(md, "n2", wl, "stock", "t90 s"), "4.0 (3.0–5.0)")
+        self.assertEqual(md_cell(md, "n2", wl, "stock", "pages migrated"), "2000 (1000–3000)")
+        self.assertEqual(md_cell(md, "n2", wl, "numacore", "t90 s"), "2.0 (2.0–2.5)")
+        self.assertEqual(md_cell(md, "n2", wl, "numacore", ""), "**best**")
+        self.assertEqual(md_cell(md, "n2", wl, "stock", "t95 s", table=1), "4.0 (3.0–5.0)")
         # progress relative to the hard-bind run of the same repeat
-        self.assertEqual(stock[-1], "0.50 (0.33–1.00)")
+        self.assertEqual(md_cell(md, "n2", wl, "stock", "progress vs opt"), "0.50 (0.33–1.00)")
 
     def test_old_taps_without_run_markers(self):
         md, rows = run_report({"n2": self.interleaved(run_markers=False)})
         self.assertEqual(len([r for r in rows if r["arm"] == "stock"]), 3)
-        self.assertEqual(md_row(md, "n2", "numa01_INVERSE_BIND", "stock")[9], "4.0 (3.0–5.0)")
+        self.assertEqual(md_cell(md, "n2", "numa01_INVERSE_BIND", "stock", "t90 s"), "4.0 (3.0–5.0)")
 
     def test_back_to_back_repeats_do_not_merge(self):
         """A one-line plan with REPEAT=2: the same (workload, arm) twice in a
@@ -155,22 +169,22 @@ class Repeats(unittest.TestCase):
                  run_lines("mfc_remote_128", "numacore", 2, conv_s=3.0, secs=30))
         md, rows = run_report({"n2": lines})
         self.assertEqual([r["repeat"] for r in rows if r["arm"] == "numacore"], ["1", "2"])
-        row = md_row(md, "n2", "mfc_remote_128", "numacore")
-        self.assertEqual(row[4], "2")
-        self.assertEqual(row[9], "2.5 (2.0–3.0)")
-        self.assertIn("not available (not run)", md_row(md, "n2", "mfc_remote_128", "hard-bind")[5])
+        self.assertEqual(md_cell(md, "n2", "mfc_remote_128", "numacore", "n"), "2")
+        self.assertEqual(md_cell(md, "n2", "mfc_remote_128", "numacore", "t90 s"), "2.5 (2.0–3.0)")
+        self.assertEqual(md_cell(md, "n2", "mfc_remote_128", "hard-bind (run mfc_remote_128?)", "final %"),
+                         "not available (not run)")
 
     def test_never_reached_in_one_repeat(self):
         lines = (run_lines("numa01", "stock", 1, conv_s=3.0) +
                  run_lines("numa01", "stock", 2, conv_s=3.0, final=60.0) +
                  run_lines("numa01", "stock", 3, conv_s=4.0))
         md, _ = run_report({"n2": lines})
-        self.assertEqual(md_row(md, "n2", "numa01", "stock")[9], "4.0 (3.0–never)")
+        self.assertEqual(md_cell(md, "n2", "numa01", "stock", "t90 s"), "4.0 (3.0–never)")
 
     def test_single_repeat_shows_plain_values(self):
         md, _ = run_report({"n2": run_lines("numa01", "stock", 1, conv_s=3.0)})
-        row = md_row(md, "n2", "numa01", "stock")
-        self.assertEqual((row[4], row[9]), ("1", "3.0"))
+        self.assertEqual(md_cell(md, "n2", "numa01", "stock", "n"), "1")
+        self.assertEqual(md_cell(md, "n2", "numa01", "stock", "t90 s"), "3.0")
 
     def test_failed_repeat_is_counted_not_averaged(self):
         lines = (run_lines("numa01", "stock", 1, conv_s=3.0) +
@@ -179,8 +193,7 @@ class Repeats(unittest.TestCase):
         md, rows = run_report({"n2": lines})
         self.assertEqual([r["status"] for r in rows if r["arm"] == "stock"],
                          ["ok", "not available (insmod_failed)", "ok"])
-        row = md_row(md, "n2", "numa01", "stock [2 of 3 ok]")
-        self.assertEqual(row[9], "4.0 (3.0–5.0)")
+        self.assertEqual(md_cell(md, "n2", "numa01", "stock [2 of 3 ok]", "t90 s"), "4.0 (3.0–5.0)")
 
     def test_cost_median_over_all_runs(self):
         lines = []
@@ -189,6 +202,39 @@ class Repeats(unittest.TestCase):
         md, rows = run_report({"cost-stock": lines})
         self.assertIn("| unpatched | 90000 | 1.000 |", md)
         self.assertIn("median of 5/0/0 runs", md)
+
+
+
+class AfterConvergence(unittest.TestCase):
+    def test_node_changes_and_pte_rate_once_settled(self):
+        """stock: a writer thread hops between nodes from 10 s on and PTEs are
+        marked at 2000/s once settled; numacore: no hop, 0/s.  numa02 takes
+        its locality from the workload's own figure, so the hops do not
+        unsettle it."""
+        lines = (run_lines("numa02", "stock", 1, conv_s=3.0, pte_rate_after=2000, hop_at=10.0) +
+                 run_lines("numa02", "numacore", 2, conv_s=2.0, pte_rate_after=0))
+        md, rows = run_report({"n2": lines})
+        self.assertEqual(md_cell(md, "n2", "numa02", "numacore", "task node changes (settled)"), "0")
+        self.assertEqual(md_cell(md, "n2", "numa02", "numacore", "PTEs marked/s (settled)"), "0")
+        self.assertEqual(md_cell(md, "n2", "numa02", "numacore", "settled at s", table=1), "2.0")
+        hops = int(md_cell(md, "n2", "numa02", "stock", "task node changes (settled)"))
+        self.assertGreater(hops, 5)
+        self.assertEqual(md_cell(md, "n2", "numa02", "stock", "PTEs marked/s (settled)"), "2000")
+        self.assertEqual([r["node_changes_settled"] for r in rows if r["arm"] != "hard-bind"], [str(hops), "0"])
+
+    def test_settled_below_full_locality(self):
+        """An arm stuck at 50 % is settled once it stays there."""
+        md, _ = run_report({"n2": run_lines("numa01", "stock", 1, conv_s=4.0, final=50.0)})
+        self.assertEqual(md_cell(md, "n2", "numa01", "stock", "t90 s"), "never")
+        self.assertEqual(md_cell(md, "n2", "numa01", "stock", "settled at s", table=1), "4.0")
+
+
+class Stamp(unittest.TestCase):
+    def test_guest_shapes_named(self):
+        md, _ = run_report({"n4-oversub": run_lines("numa01", "stock", 1, nodes=4, cpn=1)},
+                           extra=("--configs", "n2:2:2 n4:4:2 n4-oversub:4:1"))
+        self.assertIn("n4 = 4 nodes x 2 vCPUs;", md)
+        self.assertIn("n4-oversub = 4 nodes x 1 vCPU (oversubscribed", md)
 
 
 if __name__ == "__main__":
