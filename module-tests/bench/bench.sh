@@ -84,6 +84,7 @@ for c in $CONFIGS; do
 done
 
 start_all=$(date +%s)
+MODULE_REV=${BENCH_MODULE_REV:-$(git -C "$TOP" describe --always --dirty 2>/dev/null || echo "unknown (not a git tree)")}
 [ "${BENCH_DRY:-0}" = 1 ] || for f in "$TOP/build/bzImage" "$TOP/build/initramfs.cpio"; do
 	[ -f "$f" ] || die "$f missing (make initramfs)"
 done
@@ -212,13 +213,29 @@ boot_plan() {
 # interrupted run still leaves the finished boots' numbers.
 report() {
 	python3 "$SRC/report.py" --out "$OUT" --arms "$BENCH_ARMS" --quick "${QUICK:-0}" --repeat "$REPEAT" \
-		--configs "$CONFIGS" \
+		--configs "$CONFIGS" --stamp "$STAMP" \
 		--wall $(( $(date +%s) - start_all )) "$OUT"/raw/*.tap || log "report failed"
 	if command -v gnuplot >/dev/null 2>&1 && [ -s "$OUT/locality.dat" ]; then
 		(cd "$OUT" && gnuplot "$SRC/locality.gp") || log "gnuplot failed"
 	else
 		log "gnuplot missing (apt-get install -y gnuplot-nox) or no data: no locality.png"
 	fi
+}
+
+# module_stamp: one line naming what was measured, for results.md: the
+# tree's git describe at the start (or BENCH_MODULE_REV), the snapshot's
+# numacore.ko checksum, and a warning when module sources are newer than
+# the initramfs (bench.sh run without `make bench` after an edit).
+module_stamp() {
+	local ko sum newer
+	ko=$OUT/numacore.ko.measured
+	(cd "$OUT" && cpio -i --quiet --to-stdout '*modules/numacore.ko' < base-initramfs.cpio > "$ko" 2>/dev/null) || true
+	sum="no numacore.ko in the initramfs"
+	[ -s "$ko" ] && sum="numacore.ko sha256 $(sha256sum < "$ko" | cut -c1-12)"
+	rm -f "$ko"
+	newer=$(cd "$TOP" && find module hooks-patch -newer build/initramfs.cpio -type f 2>/dev/null | head -n 3 | xargs)
+	echo "Module measured: \`$MODULE_REV\` (git describe --always --dirty of the tree at the start$(
+		[ -n "${BENCH_MODULE_REV:-}" ] && echo ", given as BENCH_MODULE_REV"); $sum; started $(date -u -d @"$start_all" '+%Y-%m-%d %H:%M UTC'))${newer:+; WARNING: sources newer than build/initramfs.cpio: $newer}."
 }
 
 # make_plan NODES: the workload plan of one config, repeats expanded.
@@ -253,6 +270,8 @@ build_tools
 cp "$TOP/build/bzImage" "$OUT/bzImage"
 cp "$TOP/build/initramfs.cpio" "$OUT/base-initramfs.cpio"
 BASE_INITRD=$OUT/base-initramfs.cpio
+STAMP=$(module_stamp)
+log "$STAMP"
 
 for c in $CONFIGS; do
 	IFS=: read -r name n cpus <<< "$c"

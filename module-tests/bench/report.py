@@ -561,6 +561,7 @@ def md_header(a):
     md = ["# numacore placement benchmark (`make bench%s`)" % opts, "",
           "QEMU TCG guest: placement as the kernel reports it; times are guest wall "
           "time under emulation (relative only), progress is relative to hard-bind.", ""]
+    md += [a.stamp or "Module measured: not recorded (report.py run without --stamp).", ""]
     if a.configs:
         md += md_configs(a.configs) + [""]
     return md
@@ -751,6 +752,7 @@ def main():
     ap.add_argument("--quick", default="0")
     ap.add_argument("--wall", default="")
     ap.add_argument("--repeat", default="1")
+    ap.add_argument("--stamp", default="", help="what was measured (bench.sh's module_stamp)")
     ap.add_argument("--configs", default="", help="name:nodes:cpus ... (bench.sh's guest shapes)")
     ap.add_argument("taps", nargs="*")
     a = ap.parse_args()

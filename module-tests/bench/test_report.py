@@ -237,5 +237,13 @@ class Stamp(unittest.TestCase):
         self.assertIn("n4-oversub = 4 nodes x 1 vCPU (oversubscribed", md)
 
 
+    def test_module_stamp(self):
+        stamp = "Module measured: `abc1234-dirty` (git describe --always --dirty of the tree at the start)."
+        md, _ = run_report({"n2": run_lines("numa01", "stock", 1)}, extra=("--stamp", stamp))
+        self.assertIn("\n" + stamp + "\n", md)
+        md, _ = run_report({"n2": run_lines("numa01", "stock", 1)})
+        self.assertIn("Module measured: not recorded", md)
+
+
 if __name__ == "__main__":
     unittest.main()
