@@ -109,7 +109,7 @@ plan_workloads() {
 		shapes="numa01 numa01_THREAD_ALLOC numa02 numa02_SMT"
 		starts="none inverse"
 	fi
-	# numad diagnostics first, while uptime < 300 s (README.md, "numad in the guest")
+	# numad diagnostics first, while uptime < 300 s (docs/bench.md, "numad in the guest")
 	if [ "$nodes" = 2 ] && [[ " $BENCH_ARMS " == *" numad "* ]]; then
 		diag=numad-noclock
 		[ -z "$QUICK" ] && diag="numad-noclock numad-noshim"
