@@ -96,11 +96,12 @@ check: initramfs
 
 # --- placement benchmark (module-tests/bench/, issue #5) --------------------
 # `make bench`: every workload x arm on 2- and 4-node guests + cost of the
-# hooks when unused; `make bench QUICK=1`: 2 nodes, 2 workloads (< 10 min).
+# hooks when unused; `make bench QUICK=1`: 2 nodes, 2 workloads (< 10 min);
+# REPEAT=N runs every arm N times (results: median and range).
 # Results in build/bench/ (results.csv, results.md, locality.png).
 .PHONY: bench bench-clean
 bench: initramfs
-	@QUICK=$(QUICK) NODES="$(NODES)" module-tests/bench/bench.sh
+	@QUICK=$(QUICK) NODES="$(NODES)" REPEAT=$(REPEAT) module-tests/bench/bench.sh
 
 bench-clean:
 	rm -rf $(BUILD)/bench $(BUILD)/stock-kernel

@@ -20,8 +20,24 @@
 #   BENCH_ARMS="off stock numad moron numacore"   arms besides hard-bind
 #   BENCH_COST=0|1     run the cost microbenchmark (default: 1 unless QUICK)
 #   BENCH_PLAN_FILE=F use plan F (lines "<workload> <arm> <command...>")
-#                      instead of the generated one
-#   BENCH_CPUS=2       vCPUs per node (default 2, and 1 on 4-node guests);  BENCH_MEM=1024 MiB per node
+#                      instead of the generated one (REPEAT applies to it too)
+#   REPEAT=1           run every (config, workload, arm) REPEAT times; the
+#                      repeats of a workload follow each other, and within a
+#                      repeat its arms run one after the other (stock, moron,
+#                      numacore, ..., then the next repeat), so that compared
+#                      arms are measured close in time.  The numad diagnostic
+#                      arms run once.  report.py gives median (min-max).
+#   BENCH_CONFIGS="n2:2:2 n4:4:2 n4-oversub:4:1"   guest shapes, each
+#                      <name>:<nodes>:<vCPUs per node>; the default is built
+#                      from NODES: 2 vCPUs per node everywhere, plus, for
+#                      4+ nodes, the same node count with 1 vCPU per node as
+#                      "n<N>-oversub" (oversubscribed: a process's threads
+#                      cannot share a node without sharing its one CPU)
+#   BENCH_CPUS=2       vCPUs per node of every default config (set: no
+#                      -oversub config);  BENCH_MEM=1024 MiB per node
+#   BENCH_DRY=1        print the configs and their (repeated) plans, run nothing
+#   BENCH_MODULE_REV=  what results.md says was measured (default: git
+#                      describe --always --dirty of this tree at the start)
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -45,21 +61,41 @@ BENCH_ARMS=${BENCH_ARMS:-off stock numad moron numacore}
 BENCH_CPUS_SET=${BENCH_CPUS:-}
 BENCH_CPUS=${BENCH_CPUS:-2}
 BENCH_MEM=${BENCH_MEM:-1024}
+REPEAT=${REPEAT:-1}
 log() { echo "bench: $*" >&2; }
 die() { echo "bench: ERROR: $*" >&2; exit 1; }
 
+[[ "$REPEAT" =~ ^[1-9][0-9]*$ ]] || die "REPEAT=$REPEAT: expected a positive integer"
+
+# default_configs: "name:nodes:cpus" per guest shape (see BENCH_CONFIGS above).
+default_configs() {
+	local n
+	for n in $NODES; do
+		if [ -n "$BENCH_CPUS_SET" ] || [ "$n" -lt 4 ]; then
+			echo "n$n:$n:$BENCH_CPUS"
+		else
+			echo "n$n:$n:2 n$n-oversub:$n:1"
+		fi
+	done
+}
+CONFIGS=$(echo ${BENCH_CONFIGS:-$(default_configs)})
+for c in $CONFIGS; do
+	[[ "$c" =~ ^[A-Za-z0-9_-]+:[1-9][0-9]*:[1-9][0-9]*$ ]] || die "config '$c': expected name:nodes:cpus"
+done
+
 start_all=$(date +%s)
-for f in "$TOP/build/bzImage" "$TOP/build/initramfs.cpio"; do
+MODULE_REV=${BENCH_MODULE_REV:-$(git -C "$TOP" describe --always --dirty 2>/dev/null || echo "unknown (not a git tree)")}
+[ "${BENCH_DRY:-0}" = 1 ] || for f in "$TOP/build/bzImage" "$TOP/build/initramfs.cpio"; do
 	[ -f "$f" ] || die "$f missing (make initramfs)"
 done
-mkdir -p "$OUT/bin" "$OUT/raw"
-rm -f "$OUT"/raw/*.tap "$OUT"/results.* "$OUT"/locality.*
 
-# --- tools ------------------------------------------------------------------
-CC=${CC:-gcc}
-$CC -O2 -Wall -static -o "$OUT/bin/bench_run" "$SRC/bench_run.c"
-$CC -O2 -Wall -static -o "$OUT/bin/costbench" "$SRC/costbench.c"
-$CC -O2 -Wall -shared -fPIC -o "$OUT/bin/numad_shim.so" "$SRC/numad_shim.c" -ldl
+# build_tools: the guest-side binaries of the overlay archive.
+build_tools() {
+	CC=${CC:-gcc}
+	$CC -O2 -Wall -static -o "$OUT/bin/bench_run" "$SRC/bench_run.c"
+	$CC -O2 -Wall -static -o "$OUT/bin/costbench" "$SRC/costbench.c"
+	$CC -O2 -Wall -shared -fPIC -o "$OUT/bin/numad_shim.so" "$SRC/numad_shim.c" -ldl
+}
 
 #---------------------------------------------------
 # --- plans ------------------------------------------------------------------
@@ -73,7 +109,7 @@ plan_workloads() {
 		shapes="numa01 numa01_THREAD_ALLOC numa02 numa02_SMT"
 		starts="none inverse"
 	fi
-	# numad diagnostics first, while uptime < 300 s (README.md, "numad in the guest")
+	# numad diagnostics first, while uptime < 300 s (docs/bench.md, "numad in the guest")
 	if [ "$nodes" = 2 ] && [[ " $BENCH_ARMS " == *" numad "* ]]; then
 		diag=numad-noclock
 		[ -z "$QUICK" ] && diag="numad-noclock numad-noshim"
@@ -107,6 +143,30 @@ plan_workloads() {
 	fi
 }
 
+# expand_repeats: a plan on stdin, each workload's block of consecutive lines
+# REPEAT times on stdout (arms interleaved within a repeat); the numad
+# diagnostic arms (numad-noclock/-noshim) once, since they must run while
+# the guest's uptime is below 300 s.  Blank and comment lines are dropped.
+expand_repeats() {
+	awk -v R="$REPEAT" '
+	function flush(   r, i) {
+		for (r = 1; r <= R; r++)
+			for (i = 1; i <= n; i++)
+				if (r == 1 || !diag[i])
+					print line[i]
+		n = 0
+	}
+	/^[[:space:]]*(#|$)/ { next }
+	{
+		if (n && $1 != wl)
+			flush()
+		wl = $1
+		line[++n] = $0
+		diag[n] = ($2 ~ /^numad-no/)
+	}
+	END { if (n) flush() }'
+}
+
 plan_cost() {
 	local arm=$1 i
 	for i in 1 2 3 4 5; do
@@ -130,16 +190,16 @@ make_initrd() {
 	rm -rf "$stage"
 }
 
-# boot_plan NAME NODES KERNEL PLANFILE: one guest boot running the plan.
+# boot_plan NAME NODES CPUS KERNEL PLANFILE: one guest boot running the plan.
 boot_plan() {
-	local name=$1 nodes=$2 kernel=$3 plan=$4 nruns secs t0 rc=0
+	local name=$1 nodes=$2 cpus=$3 kernel=$4 plan=$5 nruns secs t0 rc=0
 	make_initrd "$name" "$plan"
 	nruns=$(grep -c . "$plan")
 	# budget: run seconds + 40 s per run (first touch, setup, output) + 120
 	secs=$(awk '{ for (i = 1; i <= NF; i++) if ($i == "--seconds") s += $(i + 1) } END { print s + 0 }' "$plan")
 	t0=$(date +%s)
-	log "boot $name: $nodes nodes x ${BENCH_CPUS_NODE:-$BENCH_CPUS} vCPUs x ${BENCH_MEM} MiB, $nruns runs, kernel ${kernel#$TOP/}"
-	"$TOP/qemu/boot.sh" --name "bench-$name" --nodes "$nodes" --cpus-per-node "${BENCH_CPUS_NODE:-$BENCH_CPUS}" \
+	log "boot $name: $nodes nodes x $cpus vCPUs x ${BENCH_MEM} MiB, $nruns runs, kernel ${kernel#$TOP/}"
+	"$TOP/qemu/boot.sh" --name "bench-$name" --nodes "$nodes" --cpus-per-node "$cpus" \
 		--mem-per-node "$BENCH_MEM" --tests bench_guest --kernel "$kernel" \
 		--initrd "$OUT/initramfs-$name.cpio" --timeout $((secs + nruns * 40 + 120)) \
 		--append "nctimeout=$((secs + nruns * 40 + 60))" --quiet || rc=$?
@@ -152,7 +212,8 @@ boot_plan() {
 # report: (re)write results.* and locality.png from the boots so far, so an
 # interrupted run still leaves the finished boots' numbers.
 report() {
-	python3 "$SRC/report.py" --out "$OUT" --arms "$BENCH_ARMS" --quick "${QUICK:-0}" \
+	python3 "$SRC/report.py" --out "$OUT" --arms "$BENCH_ARMS" --quick "${QUICK:-0}" --repeat "$REPEAT" \
+		--configs "$CONFIGS" --stamp "$STAMP" \
 		--wall $(( $(date +%s) - start_all )) "$OUT"/raw/*.tap || log "report failed"
 	if command -v gnuplot >/dev/null 2>&1 && [ -s "$OUT/locality.dat" ]; then
 		(cd "$OUT" && gnuplot "$SRC/locality.gp") || log "gnuplot failed"
@@ -161,33 +222,73 @@ report() {
 	fi
 }
 
+# module_stamp: one line naming what was measured, for results.md: the
+# tree's git describe at the start (or BENCH_MODULE_REV), the snapshot's
+# numacore.ko checksum, and a warning when module sources are newer than
+# the initramfs (bench.sh run without `make bench` after an edit).
+module_stamp() {
+	local ko sum newer
+	ko=$OUT/numacore.ko.measured
+	(cd "$OUT" && cpio -i --quiet --to-stdout '*modules/numacore.ko' < base-initramfs.cpio > "$ko" 2>/dev/null) || true
+	sum="no numacore.ko in the initramfs"
+	[ -s "$ko" ] && sum="numacore.ko sha256 $(sha256sum < "$ko" | cut -c1-12)"
+	rm -f "$ko"
+	newer=$(cd "$TOP" && find module hooks-patch -newer build/initramfs.cpio -type f 2>/dev/null | head -n 3 | xargs)
+	echo "Module measured: \`$MODULE_REV\` (git describe --always --dirty of the tree at the start$(
+		[ -n "${BENCH_MODULE_REV:-}" ] && echo ", given as BENCH_MODULE_REV"); $sum; started $(date -u -d @"$start_all" '+%Y-%m-%d %H:%M UTC'))${newer:+; WARNING: sources newer than build/initramfs.cpio: $newer}."
+}
+
+# make_plan NODES: the workload plan of one config, repeats expanded.
+make_plan() {
+	if [ -n "${BENCH_PLAN_FILE:-}" ]; then
+		expand_repeats < "$BENCH_PLAN_FILE"
+	else
+		plan_workloads "$1" | expand_repeats
+	fi
+}
+
+if [ "${BENCH_DRY:-0}" = 1 ]; then
+	for c in $CONFIGS; do
+		IFS=: read -r name n cpus <<< "$c"
+		echo "== config $name: $n nodes x $cpus vCPUs x $BENCH_MEM MiB, REPEAT=$REPEAT"
+		make_plan "$n"
+	done
+	if [ "$BENCH_COST" = 1 ]; then
+		echo "== cost: stock-kernel.sh (builds build/stock-kernel/bzImage unless it is up to date), then:"
+		plan_cost cost-idle unpatched
+		plan_cost cost-idle patched_no_policy
+		plan_cost cost-loaded patched_numacore_idle
+	fi
+	exit 0
+fi
+
+mkdir -p "$OUT/bin" "$OUT/raw"
+rm -f "$OUT"/raw/*.tap "$OUT"/results.* "$OUT"/locality.*
+build_tools
+
 # Snapshot kernel + initramfs: colleagues may rebuild them while we run.
 cp "$TOP/build/bzImage" "$OUT/bzImage"
 cp "$TOP/build/initramfs.cpio" "$OUT/base-initramfs.cpio"
 BASE_INITRD=$OUT/base-initramfs.cpio
+STAMP=$(module_stamp)
+log "$STAMP"
 
-for n in $NODES; do
-	if [ -n "${BENCH_PLAN_FILE:-}" ]; then
-		cp "$BENCH_PLAN_FILE" "$OUT/plan-n$n"
-	else
-		plan_workloads "$n" > "$OUT/plan-n$n"
-	fi
-	# same vCPU count on every shape: 4 nodes get 1 vCPU each
-	cpus=$BENCH_CPUS
-	[ "$n" -ge 4 ] && [ -z "${BENCH_CPUS_SET:-}" ] && cpus=1
-	BENCH_CPUS_NODE=$cpus boot_plan "n$n" "$n" "$OUT/bzImage" "$OUT/plan-n$n"
+for c in $CONFIGS; do
+	IFS=: read -r name n cpus <<< "$c"
+	make_plan "$n" > "$OUT/plan-$name"
+	boot_plan "$name" "$n" "$cpus" "$OUT/bzImage" "$OUT/plan-$name"
 	report
 done
 
 if [ "$BENCH_COST" = 1 ]; then
 	if bash "$SRC/stock-kernel.sh"; then
 		plan_cost cost-idle unpatched > "$OUT/plan-cost-stock"
-		boot_plan cost-stock 2 "$TOP/build/stock-kernel/bzImage" "$OUT/plan-cost-stock"
+		boot_plan cost-stock 2 "$BENCH_CPUS" "$TOP/build/stock-kernel/bzImage" "$OUT/plan-cost-stock"
 	else
 		log "unpatched kernel build failed: cost row (a) not available"
 	fi
 	{ plan_cost cost-idle patched_no_policy; plan_cost cost-loaded patched_numacore_idle; } > "$OUT/plan-cost-patched"
-	boot_plan cost-patched 2 "$OUT/bzImage" "$OUT/plan-cost-patched"
+	boot_plan cost-patched 2 "$BENCH_CPUS" "$OUT/bzImage" "$OUT/plan-cost-patched"
 fi
 
 report

@@ -11,7 +11,8 @@
 # the arm down and prints everything bench_run printed prefixed with
 #     @ <workload> <arm> 
 # plus "@ <workload> <arm> A <key>=<value>" lines describing the arm (numad's
-# log summary, module load status).  The host parses these from the TAP copy.
+# log summary, module load status), starting with "A run=<n>" (the plan line
+# number among runs, so that repeated lines stay apart).  The host parses these from the TAP copy.
 PLAN=${BENCH_PLAN_FILE:-/bench/plan}
 INTERVAL=${BENCH_INTERVAL_MS:-500}
 MODS=${NC_MODULES:-/modules}
@@ -99,7 +100,8 @@ while read -r wl arm cmd; do
 	n=$((n + 1))
 	echo "bench_guest: run $n: $wl $arm: $cmd (uptime $(cut -d' ' -f1 /proc/uptime)s)"
 	out=/tmp/bench.$n.out
-	if setup "$arm" > /tmp/bench.arm 2>&1; then
+	# "A run=N" first: the host tells repeats of one (workload, arm) apart by it
+	if { echo "A run=$n"; setup "$arm"; } > /tmp/bench.arm 2>&1; then
 		bench_run -i "$INTERVAL" -n "$wl/$arm" -- $cmd > "$out" 2>&1
 		rc=$?
 		case "$arm" in numad*) numad_summary ;; esac >> /tmp/bench.arm

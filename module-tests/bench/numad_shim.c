@@ -3,7 +3,7 @@
  * numad_shim.so - LD_PRELOAD adapter that lets Debian's numad 0.5+20150602
  * act in the benchmark guest.  It changes what numad *sees* of two guest
  * properties that real servers do not have; it changes no numad decision
- * logic.  Both are documented in README.md ("numad in the guest"):
+ * logic.  Both are documented in docs/bench.md ("numad in the guest"):
  *
  * 1. Fresh boot clock.  numad keeps per-process bind_time_stamp in 1/100 s
  *    of CLOCK_MONOTONIC, 0 meaning "never bound", and skips a process while
