@@ -104,8 +104,7 @@ void numacore_fault_done(int last_cpu, int page_nid, int nr_pages, int flags)
 	*numacore_faults(nt, page_nid, type) += nr_pages;
 	numacore_window_count(nt, node, nr_pages, flags, filtered);
 
-	if (nt->preferred_node == NUMA_NO_NODE)
-		numacore_preferred_update(p, nt);
+	numacore_preferred_update(p, nt);
 	if (page_nid != task_node(p))
 		numacore_place_task(p, nt);
 }

@@ -9,11 +9,12 @@
  * page.  The task is then moved there, from its own context, and its
  * faults leave the pages in place meanwhile.  Memory follows the CPU
  * instead when the task may not run there (its CPU mask), and while the
- * task backs off after a failed or undone move.
+ * task backs off after failed or undone moves (from the third in a row:
+ * until then a swap partner may still learn that it wants to trade).
  *
  * A move never adds load the balancer would have to take back: the task
- * goes to an idle CPU of the target node, or to a node whose load is
- * below the source's by more than one task.  Otherwise it is swapped
+ * goes to an idle CPU of the target node only when that leaves the node
+ * no busier, per CPU, than the source node was.  Otherwise it is swapped
  * with a task running on the target node whose own target is the
  * source node, so that the swap improves both and neither wants to go
  * back (AutoNUMA's exchange rule): two tasks that both want one node
@@ -39,6 +40,11 @@
 #define NUMACORE_PLACE_BACKOFF_MAX_MS	16000
 /* After a move, the task stays this long before the next one. */
 #define NUMACORE_PLACE_INTERVAL_MS	1000
+/*
+ * Pages wait for their task through back-offs shorter than this: a swap
+ * partner may not know yet that it wants the task's node.
+ */
+#define NUMACORE_PLACE_PATIENCE_MS	2000
 
 /* Does @node hold the memory @nt works on, rather than @cur? */
 static bool numacore_node_dominates(struct numacore_task *nt, int node,
@@ -79,11 +85,13 @@ bool numacore_task_follows_memory(struct task_struct *p,
 {
 	if (numacore_is_moron() || !READ_ONCE(numacore_feat_task_follows))
 		return false;
-	if (!numacore_settled(nt) ||
-	    time_before(jiffies, READ_ONCE(nt->place_next)))
+	if (time_before(jiffies, READ_ONCE(nt->place_next)) &&
+	    READ_ONCE(nt->place_backoff_ms) >= NUMACORE_PLACE_PATIENCE_MS)
 		return false;
-	if (!cpumask_intersects(cpumask_of_node(node), p->cpus_ptr))
+	if (!cpumask_intersects(cpumask_of_node(node), p->cpus_ptr)) {
+		numacore_stat_add(NUMACORE_STAT_PLACE_AFFINITY, 1);
 		return false;
+	}
 	if (numacore_class_faults_total(nt) < NUMACORE_MOVE_MIN_PAGES)
 		return true;
 	return node == numacore_target_node(nt) &&
@@ -241,7 +249,7 @@ void numacore_place_task(struct task_struct *p, struct numacore_task *nt)
 		return;
 	numacore_check_undone(nt, src);
 	dst = numacore_target_node(nt);
-	if (dst == NUMA_NO_NODE || dst == src || !numacore_settled(nt) ||
+	if (dst == NUMA_NO_NODE || dst == src ||
 	    !numacore_node_dominates(nt, dst, src))
 		return;
 	if (time_before(jiffies, nt->place_next)) {

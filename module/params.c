@@ -173,7 +173,7 @@ MODULE_PARM_DESC(first_fault, "numacore: migrate a page with no recorded last CP
 module_param_cb(task_follows, &numacore_feature_ops, &numacore_feat_task_follows, 0644);
 MODULE_PARM_DESC(task_follows, "numacore: move a task to the node holding its memory (into spare capacity, or by swapping with a task that wants the task's node) instead of migrating the memory (default on)");
 module_param_cb(settle, &numacore_feature_ops, &numacore_feat_settle, 0644);
-MODULE_PARM_DESC(settle, "Wait settle_count scan sequences before reclassifying a task or moving it (default on)");
+MODULE_PARM_DESC(settle, "Wait settle_count scan sequences on one node before reclassifying a task (default on)");
 
 /**
  * numacore_params_check() - validate the insmod arguments as a whole

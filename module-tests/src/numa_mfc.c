@@ -9,10 +9,11 @@
  *                ((home+1) % nodes) during first touch, then the policy is
  *                reset to MPOL_DEFAULT, so NUMA balancing may move it home;
  *   local        first-touched on the home node (control: nothing to do);
- *   cpu-follows  like remote, but the writer threads are only pinned for their
- *                first pass and then allowed on every CPU, so either the memory
- *                or the threads may move; locality is then measured against the
- *                node where the majority of the process's writers run.
+ *   cpu-follows  like remote, but the writer threads, created on the home
+ *                node, are allowed on every CPU before their first write, so
+ *                either the memory or the threads may move; locality is then
+ *                measured against the node where the majority of the
+ *                process's writers run.
  * --mbind-remote keeps the region bound (mbind MPOL_BIND) to the remote node
  * after the first touch: a balancer that respects mempolicy must NOT move it.
  *
@@ -230,10 +231,12 @@ static void *writer(void *arg)
 	uint64_t pass = 0;
 	int r;
 
-	/* Writers start pinned at home; cpu-follows unpins them after pass 0. */
+	/* Writers start pinned at home; cpu-follows releases them at once. */
 	r = nu_pin_to_node(home);
 	if (r)
 		die("pin writer to home node", -r);
+	if (opt.start == START_CPU_FOLLOWS)
+		nu_unpin();
 	while (!atomic_load_explicit(&st->stop, memory_order_relaxed)) {
 		size_t off = (pass % (NU_PAGE_SIZE / LINE)) * LINE;
 		uint64_t n = 0;
@@ -249,8 +252,6 @@ static void *writer(void *arg)
 		}
 		atomic_fetch_add_explicit(&w->pages_written, n, memory_order_relaxed);
 		atomic_store_explicit(&w->cur_node, nu_current_node(), memory_order_relaxed);
-		if (pass == 0 && opt.start == START_CPU_FOLLOWS)
-			nu_unpin();
 		pass++;
 	}
 	return NULL;

@@ -56,5 +56,5 @@ nc_sys_ticks() {
 
 # nc_sys_pct "S0 T0" "S1 T1": system time % between two nc_sys_ticks.
 nc_sys_pct() {
-	echo "$1 $2" | awk '{ d = $4 - $2; printf "%d\n", d > 0 ? 100 * ($3 - $1) / d : 0 }'
+	echo "$1 $2" | awk '{ d = $4 - $2; printf "%d\n", (d > 0 ? 100 * ($3 - $1) / d : 0) }'
 }
