@@ -12,13 +12,17 @@
  * task backs off after failed or undone moves (from the third in a row:
  * until then a swap partner may still learn that it wants to trade).
  *
- * A move never adds load the balancer would have to take back: the task
- * goes to an idle CPU of the target node only when that leaves the node
- * no busier, per CPU, than the source node was.  Otherwise it is swapped
- * with a task running on the target node whose own target is the
- * source node, so that the swap improves both and neither wants to go
- * back (AutoNUMA's exchange rule): two tasks that both want one node
- * never trade places.
+ * A move never queues the task behind others: it goes to an idle CPU of
+ * the target node, while that node has fewer tasks than CPUs (the load
+ * balancer tolerates the small imbalance this may leave between nodes;
+ * a move it undoes makes the task back off).  Otherwise it is swapped
+ * with a task running on the target node that wants the source node
+ * (AutoNUMA's exchange rule: both gain), or that is not on its own
+ * target and loses nothing by the swap (so that three or more processes
+ * placed in a cycle, each on the next one's node, sort themselves out).
+ * A task on its target is never swapped away, so each swap leaves one
+ * more task on its target and swaps cannot cycle; two tasks that both
+ * want one node never trade places.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -148,37 +152,50 @@ static void numacore_node_load(int node, const struct cpumask *allowed,
 }
 
 /*
- * Move @p to an idle CPU of @dst when the move leaves @dst no busier, per
- * CPU, than @src was without the task; the balancer has nothing to undo.
+ * Move @p to an idle CPU of @dst that it may use, when @dst has fewer
+ * tasks than CPUs: the task adds no queueing there.
  *
  * Return: 0 if moved, -ENOSPC without spare capacity, or migrate_task_to()'s
  * error.
  */
-static int numacore_move_to_spare(struct task_struct *p, int src, int dst)
+static int numacore_move_to_spare(struct task_struct *p, int dst)
 {
-	struct numacore_node_load s, d;
+	struct numacore_node_load d;
 
-	numacore_node_load(src, p->cpus_ptr, &s);
 	numacore_node_load(dst, p->cpus_ptr, &d);
-	if (d.idle_cpu < 0 || !s.nr_cpus ||
-	    (d.nr_running + 1) * s.nr_cpus > s.nr_running * d.nr_cpus)
+	if (d.idle_cpu < 0 || d.nr_running >= d.nr_cpus)
 		return -ENOSPC;
 	return migrate_task_to(p, d.idle_cpu);
 }
 
-/* Would @t, running on @dst, rather run on @src, at @src_cpu? */
+/*
+ * May @t, running on @dst, take @p's place on @src (at @src_cpu)?  When
+ * @src is its target, or when @dst is not its target and it has no more
+ * of its memory on @dst than on @src: then the swap costs it nothing.
+ * A task that runs on its target never qualifies, so each swap leaves one
+ * more task on its target for good and swaps cannot cycle.
+ */
 static bool numacore_swap_partner(struct task_struct *t, int src, int dst,
 				  int src_cpu)
 {
 	struct numacore_task *tnt;
+	int target;
 	bool ok;
 
 	if (!cpumask_test_cpu(src_cpu, t->cpus_ptr))
 		return false;
 	rcu_read_lock();
 	tnt = numa_policy_task_data(t);
-	ok = tnt && numacore_target_node(tnt) == src &&
-	     numacore_node_dominates(tnt, src, dst);
+	if (!tnt) {
+		rcu_read_unlock();
+		return false;
+	}
+	target = numacore_target_node(tnt);
+	if (target == src)
+		ok = numacore_node_dominates(tnt, src, dst);
+	else
+		ok = target != dst && numacore_class_faults(tnt, dst) <=
+				      numacore_class_faults(tnt, src);
 	rcu_read_unlock();
 	return ok;
 }
@@ -219,7 +236,7 @@ static int numacore_move(struct task_struct *p, int src, int dst)
 		numacore_stat_add(NUMACORE_STAT_PLACE_AFFINITY, 1);
 		return -EPERM;
 	}
-	ret = numacore_move_to_spare(p, src, dst);
+	ret = numacore_move_to_spare(p, dst);
 	if (!ret) {
 		numacore_stat_add(NUMACORE_STAT_TASK_MOVES, 1);
 		return 0;
