@@ -6,8 +6,9 @@
 #  2. every boot in module-tests/boots.conf, sequentially, via qemu/boot.sh;
 #     the guests' TAP results are renumbered into one stream as
 #     <boot>/<test>, plus one <boot>/console_clean test per boot that fails
-#     on kernel splats (BUG:, WARNING:, Oops, panic, RCU stall, lockdep,
-#     list corruption, KASAN), a timeout or a missing NC-DONE.
+#     on a kernel splat (a console line with a printk timestamp matching one
+#     of module-tests/tests/lib/splat.patterns, the file the in-guest tests
+#     check dmesg with), a timeout or a missing NC-DONE.
 #  3. last line: "N passed, N failed, N skipped"; exit 1 if anything failed.
 #
 # Environment: BOOTS (boots file), BOOT_TIMEOUT (seconds per boot, default
@@ -69,8 +70,17 @@ fi
 
 # ----------------------------------------------------------------- boots ---
 # Kernel console lines (PRINTK_TIME prefix, possibly in the middle of a line
-# when printk interleaved with user output) that mean the boot is not clean.
-SPLAT='\[ *[0-9]+\.[0-9]+\].*(BUG:|WARNING:|Oops|Kernel panic|rcu_sched detected stall|rcu_preempt detected stall|RCU stall|detected stalls on CPUs|list_del corruption|list_add corruption|KASAN|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|soft lockup|blocked for more than|general protection fault)'
+# when printk interleaved with user output) that mean the boot is not clean:
+# the patterns of splat.patterns (one ERE per line, '#' comments), which the
+# in-guest tests (tests/lib/nc.sh) check their dmesg with too.
+SPLAT_FILE=${SPLAT_FILE:-$TOP/module-tests/tests/lib/splat.patterns}
+splat_alts=$(grep -v -e '^#' -e '^[[:space:]]*$' "$SPLAT_FILE" 2>/dev/null | paste -sd '|')
+if [ -z "$splat_alts" ]; then
+	echo "# $SPLAT_FILE missing or empty: console scan uses BUG:|WARNING:|Oops|Kernel panic"
+	result "not ok" splat.patterns
+	splat_alts='BUG:|WARNING:|Oops|Kernel panic'
+fi
+SPLAT="\\[ *[0-9]+\\.[0-9]+\\].*($splat_alts)"
 
 boots_src=$BOOTS
 if [ ! -f "$BOOTS" ]; then

@@ -12,7 +12,7 @@ pages=$((2 * 64 * 256))		# 2 processes x 64 MiB, in 4 KiB pages
 nc_numacore_load policy=numacore
 numa_mfc --procs 2 --threads 2 --mb 64 --seconds 40 --start remote > /tmp/nc.mfc &
 mfc=$!
-trap 'kill $mfc 2>/dev/null' EXIT
+nc_bg $mfc
 
 # Both processes' latest samples at >= 95% local.
 converged() {
@@ -38,7 +38,6 @@ echo "in the 10 s after convergence: pages_marked=$marked scans=$scans scans_def
 grep numa_mfc "$NC_DEBUGFS/tasks"
 kill $mfc 2>/dev/null
 wait $mfc
-trap - EXIT
 nc_numacore_unload
 [ "$marked" -lt "$pages" ] || nc_fail "marked $marked PTEs after convergence, not below one pass ($pages)"
 [ "$deferred" -gt 0 ] || nc_fail "no scan deferred after convergence"

@@ -12,7 +12,8 @@ nc_need_prog taskset
 nc_numacore_load policy=numacore
 numa_mfc --procs 1 --threads 2 --mb 64 --seconds 60 --start remote > /tmp/nc.mfc &
 mfc=$!
-trap 'kill $mfc 2>/dev/null; grep -v "^sample" /tmp/nc.mfc | head -n 20' EXIT
+nc_bg $mfc
+nc_atexit 'grep -v "^sample" /tmp/nc.mfc | head -n 20'
 
 # node_pct PID NODE: share of PID's resident pages on NODE (numa_maps),
 # 0 until the 64 MiB buffer (16384 pages) is resident.
@@ -51,6 +52,5 @@ done
 echo "$(node_pct "$pid" "$other")% on node $other ${t} s after the move"
 kill $mfc 2>/dev/null
 wait $mfc
-trap - EXIT
 nc_numacore_unload
 nc_pass "memory followed threads moved after the back-off"

@@ -24,9 +24,6 @@ fi
 [ -e "$NC_BAL" ] || nc_fail "$NC_BAL missing (kernel without CONFIG_NUMA_BALANCING?)"
 
 old=$(nc_balancing_get)
-restore() { nc_balancing_set 0 || echo "warning: could not reset numa_balancing"; }
-trap restore EXIT
-trap 'exit 1' INT TERM
 nc_balancing_set 1 || nc_fail "cannot set kernel.numa_balancing=1"
 echo "kernel.numa_balancing: $old -> $(nc_balancing_get)"
 

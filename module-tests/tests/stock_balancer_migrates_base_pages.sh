@@ -21,8 +21,6 @@ nc_need_nodes 2
 nc_numacore_loaded && nc_skip "a numacore module is loaded; this test is about the stock balancer"
 [ -e "$NC_BAL" ] || nc_fail "$NC_BAL missing (kernel without CONFIG_NUMA_BALANCING?)"
 
-trap 'nc_balancing_set 0 || echo "warning: could not reset numa_balancing"' EXIT
-trap 'exit 1' INT TERM
 nc_balancing_set 1 || nc_fail "cannot set kernel.numa_balancing=1"
 
 nc_vmstat_snap "$SNAP"

@@ -4,15 +4,124 @@
 # The guest runner copies module-tests/tests/lib/ to /tests/lib/.
 #
 # Exit protocol (kselftest): 0 pass, 4 skip, anything else fail.
+#
+# Sourcing this file also:
+#   - remembers the last kernel message, so that at exit every message the
+#     kernel logged since then is checked against lib/splat.patterns (the
+#     same file qemu/check.sh scans the console with): a new splat turns a
+#     pass or a skip into a failure;
+#   - installs the EXIT trap (and INT/TERM/HUP traps that exit through it)
+#     that runs the cleanups registered with nc_atexit, newest first, even
+#     when the test fails.  Tests must not install their own EXIT trap: use
+#     nc_atexit (helpers such as nc_balancing_set, nc_thp_set and nc_bg
+#     register their own restores).
 
 NC_PASS=0
 NC_FAIL=1
 NC_SKIP=4
+NC_LIB_DIR=${NC_LIB_DIR:-${0%/*}/lib}
+NC_SPLAT_PATTERNS=${NC_SPLAT_PATTERNS:-$NC_LIB_DIR/splat.patterns}
 
 nc_log()  { echo "$*"; }
 nc_skip() { echo "SKIP: $*"; exit $NC_SKIP; }
 nc_fail() { echo "FAIL: $*"; exit $NC_FAIL; }
-nc_pass() { echo "PASS: $*"; exit $NC_PASS; }
+# nc_pass MSG: run the cleanups, fail if the kernel logged a splat during
+# the test (cleanups included), else print PASS and exit 0.
+nc_pass() {
+	_nc_run_atexit
+	nc_check_dmesg || nc_fail "the kernel logged a splat during the test"
+	echo "PASS: $*"
+	exit $NC_PASS
+}
+
+# ---------------------------------------------------------- cleanups ---
+NC_ATEXIT=
+# nc_atexit COMMAND...: run COMMAND (one line, eval'd, stdin /dev/null) when the test
+# exits, however it exits; the last registered runs first.  A cleanup must
+# not call nc_fail/nc_skip (it would end the cleanups early).
+nc_atexit() {
+	NC_ATEXIT="$*
+$NC_ATEXIT"
+}
+_nc_run_atexit() {
+	_nc_l=$NC_ATEXIT
+	NC_ATEXIT=
+	[ -n "$_nc_l" ] || return 0
+	while IFS= read -r _nc_c; do
+		[ -n "$_nc_c" ] && eval "$_nc_c" < /dev/null
+	done <<NC_EOF
+$_nc_l
+NC_EOF
+	return 0
+}
+_nc_on_exit() {
+	_nc_rc=$?
+	trap - EXIT
+	_nc_run_atexit
+	if ! nc_check_dmesg; then
+		case $_nc_rc in
+		0|4)
+			echo "FAIL: the kernel logged a splat during the test (exit status was $_nc_rc)"
+			_nc_rc=1 ;;
+		esac
+	fi
+	rm -f "$NC_SPLAT_RE"
+	exit $_nc_rc
+}
+
+# nc_bg PID...: kill these background processes (and wait for them) at exit.
+nc_bg() {
+	for _p in "$@"; do
+		nc_atexit "kill $_p 2>/dev/null; wait $_p 2>/dev/null"
+	done
+}
+
+# ----------------------------------------------------- kernel splats ---
+# The patterns without comments and blank lines (an empty pattern would
+# match every line).
+NC_SPLAT_RE=/tmp/.nc-splat.re.$$
+if [ ! -f "$NC_SPLAT_PATTERNS" ] ||
+   ! grep -v -e '^#' -e '^[[:space:]]*$' "$NC_SPLAT_PATTERNS" > "$NC_SPLAT_RE" ||
+   [ ! -s "$NC_SPLAT_RE" ]; then
+	echo "FAIL: $NC_SPLAT_PATTERNS missing or empty: cannot check the kernel log"
+	exit 1
+fi
+
+# nc_dmesg_mark: the printk timestamp of the last kernel message.
+nc_dmesg_mark() {
+	dmesg | awk '{ if (match($0, /^\[ *[0-9]+\.[0-9]+\]/)) { s = substr($0, 2, RLENGTH - 2); gsub(/ /, "", s); t = s } }
+		END { print (t == "" ? "none" : t) }'
+}
+# nc_dmesg_since MARK: the kernel messages logged after MARK (lines without
+# a timestamp belong to the message before them).
+nc_dmesg_since() {
+	dmesg | awk -v t0="$1" '{ if (match($0, /^\[ *[0-9]+\.[0-9]+\]/)) { s = substr($0, 2, RLENGTH - 2); gsub(/ /, "", s); t = s + 0; seen = 1 }
+		if (seen && t > t0 + 0) print }'
+}
+NC_DMESG_MARK=$(nc_dmesg_mark)
+if [ "$NC_DMESG_MARK" = none ]; then
+	echo "FAIL: dmesg shows no printk timestamps (CONFIG_PRINTK_TIME): cannot tell this test's kernel messages"
+	exit 1
+fi
+# nc_splats: this test's kernel messages that match a splat pattern.
+nc_splats() { nc_dmesg_since "$NC_DMESG_MARK" | grep -E -f "$NC_SPLAT_RE"; }
+# nc_check_dmesg: return 1 (and print them, once) if the kernel logged a
+# splat since the test started.
+NC_SPLATS_SHOWN=
+nc_check_dmesg() {
+	[ -n "$(nc_splats)" ] || return 0
+	if [ -z "$NC_SPLATS_SHOWN" ]; then
+		NC_SPLATS_SHOWN=1
+		echo "kernel splat(s) since the test started (patterns: $NC_SPLAT_PATTERNS):"
+		nc_dmesg_since "$NC_DMESG_MARK" | grep -E -A 25 -f "$NC_SPLAT_RE" | head -n 80
+	fi
+	return 1
+}
+
+trap _nc_on_exit EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
 
 # nc_need_prog PROG...: fail unless every program is on PATH.
 nc_need_prog() {
@@ -60,8 +169,15 @@ nc_vmstat_delta() {
 # NUMA balancing sysctl helpers.
 NC_BAL=/proc/sys/kernel/numa_balancing
 nc_balancing_get() { cat "$NC_BAL" 2>/dev/null; }
+# nc_balancing_set VALUE: set kernel.numa_balancing; the value it had before
+# the first call is restored at exit.
+NC_BAL_SAVED=
 nc_balancing_set() {
 	[ -w "$NC_BAL" ] || { echo "kernel.numa_balancing not available"; return 1; }
+	if [ -z "$NC_BAL_SAVED" ]; then
+		NC_BAL_SAVED=$(cat "$NC_BAL")
+		nc_atexit 'echo "$NC_BAL_SAVED" > "$NC_BAL" || echo "warning: cannot restore kernel.numa_balancing=$NC_BAL_SAVED"'
+	fi
 	sysctl -w kernel.numa_balancing="$1" >/dev/null 2>&1 || echo "$1" > "$NC_BAL"
 	[ "$(cat "$NC_BAL")" = "$1" ]
 }
@@ -109,4 +225,19 @@ nc_mfc_check_results() {
 		if (procs != "" && n != procs) { printf "only %d of %d processes reported\n", n, procs; exit 1 }
 		exit bad ? 1 : 0
 	}' "$1"
+}
+
+# nc_thp_set MODE: set /sys/kernel/mm/transparent_hugepage/enabled to MODE
+# (always|madvise|never); the mode it had before the first call is
+# restored at exit.  Fails the test if the guest has no THP.
+NC_THP=/sys/kernel/mm/transparent_hugepage/enabled
+NC_THP_SAVED=
+nc_thp_set() {
+	[ -w "$NC_THP" ] || nc_fail "$NC_THP missing (guest kernel without CONFIG_TRANSPARENT_HUGEPAGE?)"
+	if [ -z "$NC_THP_SAVED" ]; then
+		NC_THP_SAVED=$(sed 's/.*\[\(.*\)\].*/\1/' "$NC_THP")
+		nc_atexit 'echo "$NC_THP_SAVED" > "$NC_THP" || echo "warning: cannot restore THP $NC_THP_SAVED"'
+	fi
+	echo "$1" > "$NC_THP" || nc_fail "cannot set THP $1"
+	grep -q "\[$1\]" "$NC_THP" || nc_fail "THP is '$(cat "$NC_THP")' after setting $1"
 }

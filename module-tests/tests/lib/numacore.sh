@@ -119,13 +119,9 @@ nc_classify() {
 
 # nc_mfc_thp always|never: memory follows CPU under numacore with THP set
 # to MODE system-wide: huge PMD hinting faults must occur with "always"
-# and must not with "never".
+# and must not with "never".  The THP mode is restored at exit.
 nc_mfc_thp() {
-	_thp=/sys/kernel/mm/transparent_hugepage/enabled
-	[ -w $_thp ] || nc_skip "no THP sysfs"
-	_old=$(sed 's/.*\[\(.*\)\].*/\1/' $_thp)
-	echo "$1" > $_thp || nc_fail "cannot set THP $1"
-	trap 'echo $_old > $_thp' EXIT
+	nc_thp_set "$1"
 	nc_mfc_converges numacore 95
 	_huge=$(nc_delta hint_faults_huge)
 	echo "THP $1: hint_faults_huge delta $_huge"
