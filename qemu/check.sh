@@ -8,7 +8,9 @@
 #     <boot>/<test>, plus one <boot>/console_clean test per boot that fails
 #     on a kernel splat (a console line with a printk timestamp matching one
 #     of module-tests/tests/lib/splat.patterns, the file the in-guest tests
-#     check dmesg with), a timeout or a missing NC-DONE.
+#     check dmesg with), a timeout or a missing NC-DONE.  A test that skips
+#     counts as failed unless its boots.conf entry allows the skip (test
+#     name suffixed with '?'); a test that never reported counts as failed.
 #  3. last line: "N passed, N failed, N skipped"; exit 1 if anything failed.
 #
 # Environment: BOOTS (boots file), BOOT_TIMEOUT (seconds per boot, default
@@ -56,7 +58,8 @@ else
 		[ -f "$f" ] && srcs+=("$f")
 	done
 	if [ ${#srcs[@]} -eq 0 ]; then
-		result skip checkpatch_module "no module/*.c or module/*.h"
+		echo "# no module/*.c or module/*.h"
+		result "not ok" checkpatch_module
 	fi
 	for f in ${srcs[@]+"${srcs[@]}"}; do
 		if out=$("$CHECKPATCH" --no-tree --no-color -f "$f" 2>&1); then
@@ -102,7 +105,19 @@ while IFS= read -r line <&3 || [ -n "$line" ]; do
 	if [ -n "${CHECK_ONLY:-}" ] && ! [[ " $CHECK_ONLY " == *" $bname "* ]]; then
 		continue
 	fi
-	IFS=, read -r -a names <<< "$btests"
+	# "name?" in the tests list: that test may skip (see boots.conf).
+	IFS=, read -r -a entries <<< "$btests"
+	names=()
+	declare -A may_skip=()
+	for e in "${entries[@]}"; do
+		[ -n "$e" ] || continue
+		if [[ $e == *'?' ]]; then
+			e=${e%'?'}
+			may_skip[$e]=1
+		fi
+		names+=("$e")
+	done
+	btests=$(IFS=,; echo "${names[*]}")
 	to=${BOOT_TIMEOUT:-$((120 + 330 * ${#names[@]}))}
 	log=$LOGS/$bname.log
 	echo "# boot $bname: $bnodes nodes x $bcpus vCPUs x ${bmem}MB, tests $btests${bextra:+, append '$bextra'} (log build/logs/$bname.log)"
@@ -120,15 +135,22 @@ while IFS= read -r line <&3 || [ -n "$line" ]; do
 	declare -A seen=()
 	diags=()
 	while IFS= read -r l; do
-		if [[ $l =~ ^(not\ )?ok\ [0-9]+\ ([^ ]+)(\ #\ (SKIP|skip).*)?$ ]]; then
+		if [[ $l =~ ^(not\ )?ok\ [0-9]+\ ([^ ]+)(\ #\ [Ss][Kk][Ii][Pp].*)?$ ]]; then
 			tname=${BASH_REMATCH[2]}
 			seen[$tname]=1
 			for d in ${diags[@]+"${diags[@]}"}; do echo "$d"; done
 			diags=()
 			if [ -n "${BASH_REMATCH[1]}" ]; then
 				result "not ok" "$bname/$tname"
-			elif [ -n "${BASH_REMATCH[4]}" ]; then
-				result skip "$bname/$tname"
+			elif [ -n "${BASH_REMATCH[3]}" ]; then
+				why=${BASH_REMATCH[3]:7}
+				why=${why#"${why%%[! ]*}"}
+				if [ -n "${may_skip[$tname]:-}" ]; then
+					result skip "$bname/$tname" "$why"
+				else
+					echo "# $tname skipped, and boots.conf does not allow it to skip (write $tname? in the tests of boot $bname to allow it)"
+					result "not ok" "$bname/$tname"
+				fi
 			else
 				result ok "$bname/$tname"
 			fi
@@ -144,7 +166,7 @@ while IFS= read -r line <&3 || [ -n "$line" ]; do
 			result "not ok" "$bname/$tname"
 		fi
 	done
-	unset seen
+	unset seen may_skip
 
 	problems=()
 	case $brc in

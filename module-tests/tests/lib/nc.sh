@@ -3,7 +3,11 @@
 #     . "${0%/*}/lib/nc.sh"
 # The guest runner copies module-tests/tests/lib/ to /tests/lib/.
 #
-# Exit protocol (kselftest): 0 pass, 4 skip, anything else fail.
+# Exit protocol (kselftest): 0 pass, 4 skip, anything else fail.  A skip is
+# for a guest shape the test cannot use (too few nodes or CPUs): qemu/check.sh
+# counts it as a failure unless boots.conf allows that test to skip.  A
+# missing program, module or kernel feature the guest is built with is a
+# failure (nc_fail), never a skip.
 #
 # Sourcing this file also:
 #   - remembers the last kernel message, so that at exit every message the
@@ -13,8 +17,8 @@
 #   - installs the EXIT trap (and INT/TERM/HUP traps that exit through it)
 #     that runs the cleanups registered with nc_atexit, newest first, even
 #     when the test fails.  Tests must not install their own EXIT trap: use
-#     nc_atexit (helpers such as nc_balancing_set, nc_thp_set and nc_bg
-#     register their own restores).
+#     nc_atexit (helpers such as nc_balancing_set, nc_thp_set,
+#     nc_numacore_load and nc_bg register their own restores).
 
 NC_PASS=0
 NC_FAIL=1

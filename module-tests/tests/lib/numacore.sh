@@ -6,11 +6,21 @@ NC_PARAMS=/sys/module/numacore/parameters
 NC_DEBUGFS=/sys/kernel/debug/numacore
 
 # nc_numacore_load [param=value...]: load the policy with the kernel's own
-# balancing off (fails the test if it cannot be loaded).
+# balancing off.  A missing numacore.ko or a failed insmod fails the test
+# (never a skip: a build that lost the module must not pass).  At exit the
+# module is removed if still loaded and kernel.numa_balancing restored.
+NC_NUMACORE_ATEXIT=
 nc_numacore_load() {
-	[ -f "$NC_KO" ] || nc_skip "$NC_KO not built"
+	[ -f "$NC_KO" ] || nc_fail "$NC_KO not found (module not built? make module)"
 	nc_balancing_set 0 || nc_fail "cannot set kernel.numa_balancing=0"
-	nc_numacore_loaded && rmmod numacore
+	if [ -z "$NC_NUMACORE_ATEXIT" ]; then
+		NC_NUMACORE_ATEXIT=1
+		nc_atexit 'grep -q "^numacore " /proc/modules && { rmmod numacore || echo "warning: cleanup: rmmod numacore failed"; }'
+	fi
+	if grep -q '^numacore ' /proc/modules; then
+		echo "numacore was already loaded (left by an earlier test?): removing it"
+		rmmod numacore || nc_fail "cannot remove a numacore left loaded"
+	fi
 	insmod "$NC_KO" "$@" || nc_fail "insmod numacore.ko $* failed"
 }
 
