@@ -13,6 +13,7 @@ nc_numacore_load policy=numacore
 numa_mfc --procs 2 --threads 2 --mb 64 --seconds 40 --start remote > /tmp/nc.mfc &
 mfc=$!
 nc_bg $mfc
+nc_mfc_wait /tmp/nc.mfc 2 $mfc
 
 # Both processes' latest samples at >= 95% local.
 converged() {
@@ -25,6 +26,7 @@ converged() {
 t=0
 until converged; do
 	[ $t -lt 25 ] || nc_fail "not converged after 25 s"
+	kill -0 $mfc 2>/dev/null || nc_fail "numa_mfc exited before converging"
 	sleep 1
 	t=$((t + 1))
 done
@@ -34,6 +36,7 @@ sleep 10
 marked=$(nc_stat_delta /tmp/nc.stats0 pages_marked)
 deferred=$(nc_stat_delta /tmp/nc.stats0 scans_deferred)
 scans=$(nc_stat_delta /tmp/nc.stats0 scans)
+kill -0 $mfc 2>/dev/null || nc_fail "numa_mfc exited during the 10 s window"
 echo "in the 10 s after convergence: pages_marked=$marked scans=$scans scans_deferred=$deferred (one pass: $pages pages)"
 grep numa_mfc "$NC_DEBUGFS/tasks"
 kill $mfc 2>/dev/null

@@ -245,3 +245,50 @@ nc_thp_set() {
 	echo "$1" > "$NC_THP" || nc_fail "cannot set THP $1"
 	grep -q "\[$1\]" "$NC_THP" || nc_fail "THP is '$(cat "$NC_THP")' after setting $1"
 }
+
+# nc_mfc_wait OUT N [PID] [SECS]: wait (up to SECS, default 60) until the
+# numa_mfc writing OUT reported its N processes ("proc" lines, printed once
+# a process finished its first touch); fail if PID exits first.
+nc_mfc_wait() {
+	_w=0
+	while [ "$(grep -c '^proc ' "$1" 2>/dev/null)" -lt "$2" ]; do
+		if [ -n "$3" ] && ! kill -0 "$3" 2>/dev/null; then
+			cat "$1"
+			nc_fail "numa_mfc exited before its $2 processes started"
+		fi
+		[ "$_w" -lt $((${4:-60} * 10)) ] || nc_fail "numa_mfc did not start $2 processes in ${4:-60} s"
+		usleep 100000
+		_w=$((_w + 1))
+	done
+}
+
+# nc_mfc_procs OUT KEY: KEY of every "proc" line of numa_mfc output OUT
+# (pid, node, mem_node, pages), one per line, in process order.
+nc_mfc_procs() {
+	awk -v k="$2" '/^proc / { for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == k) print kv[2] } }' "$1"
+}
+
+# nc_numa_maps PID: "<pages> <pages on node0>,<node1>,... <mapmax>" of the
+# largest VMA of PID in /proc/PID/numa_maps (the workload's buffer), as
+# the kernel reports it; mapmax is the highest mapcount of its pages
+# (1 when numa_maps prints none).
+nc_numa_maps() {
+	awk '{ tot = 0; delete n; mm = 1
+		for (i = 2; i <= NF; i++) {
+			if ($i ~ /^N[0-9]+=/) { split(substr($i, 2), kv, "="); n[kv[1]] = kv[2]; tot += kv[2] }
+			else if ($i ~ /^mapmax=/) mm = substr($i, 8) + 0
+		}
+		if (tot > best) { best = tot; s = ""
+			for (j = 0; j < 64; j++) { if (j in n) last = j }
+			for (j = 0; j <= last; j++) s = s (j ? "," : "") (n[j] + 0)
+			bmm = mm }
+	} END { printf "%d %s %d\n", best, s == "" ? "0" : s, bmm }' "/proc/$1/numa_maps" 2>/dev/null
+}
+
+# nc_node_pct PID NODE [MINPAGES]: share (integer %) of the pages of PID's
+# largest VMA that numa_maps shows on NODE; 0 while the VMA has fewer than
+# MINPAGES pages.
+nc_node_pct() {
+	nc_numa_maps "$1" | awk -v node="$2" -v min="${3:-1}" '{ split($2, c, ",")
+		printf "%d\n", ($1 >= min && $1 > 0) ? 100 * c[node + 1] / $1 : 0 }'
+}

@@ -110,11 +110,13 @@ nc_classify() {
 	nc_numacore_load policy=numacore scan_period_max_ms=2000
 	numa_mfc --procs 2 --threads 2 --mb 32 --seconds 40 --start remote "$@" > /tmp/nc.mfc &
 	_mfc=$!
-	sleep 2
-	awk '/^proc / { for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "pid") print kv[2] } }' /tmp/nc.mfc > /tmp/nc.pids
+	nc_bg $_mfc
+	nc_mfc_wait /tmp/nc.mfc 2 $_mfc
+	nc_mfc_procs /tmp/nc.mfc pid > /tmp/nc.pids
 	_got=""
 	for _t in 5 10 15 20 25 30; do
 		sleep 5
+		kill -0 $_mfc 2>/dev/null || nc_fail "numa_mfc exited early"
 		set -- $(nc_class_of_workload /tmp/nc.pids 2>/tmp/nc.classes)
 		echo "t=${_t}s private=$1 shared=$2 unknown=$3"
 		if [ "$_want" = private ] && [ "$1" -ge 4 ] && [ "$2" -eq 0 ]; then _got=1; break; fi
