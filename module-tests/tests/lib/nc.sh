@@ -292,3 +292,72 @@ nc_node_pct() {
 	nc_numa_maps "$1" | awk -v node="$2" -v min="${3:-1}" '{ split($2, c, ",")
 		printf "%d\n", ($1 >= min && $1 > 0) ? 100 * c[node + 1] / $1 : 0 }'
 }
+
+# nc_mbind_with_control OUT CTL MB SECS MAXPCT: the "bound memory does not
+# move" run with its positive control, at the same time:
+#   - numa_mfc --mbind-remote (2 processes, MB MiB each, SECS s): memory kept
+#     mbind(MPOL_BIND) to the node after the one its threads run on; output
+#     in OUT;
+#   - the control, one unbound numa_mfc process (16 MiB, memory first
+#     touched remotely, threads on node 0, stops at 90% local); output in
+#     CTL.
+# Fails unless the control's memory moved (>= 90% local: balancing was
+# active during this very run) and every bound process ended with at most
+# MAXPCT% of its pages local, both in numa_mfc's own figures and in the
+# kernel's numa_maps taken in the last second of the bound run.
+nc_mbind_with_control() {
+	_out=$1 _ctl=$2 _mb=$3 _secs=$4 _max=$5
+	numa_mfc --procs 2 --start remote --mbind-remote --mb "$_mb" --seconds "$_secs" > "$_out" 2>&1 &
+	_b=$!
+	nc_bg $_b
+	numa_mfc --procs 1 --node 0 --start remote --mb 16 --seconds "$_secs" --target 90 > "$_ctl" 2>&1 &
+	_c=$!
+	nc_bg $_c
+	nc_mfc_wait "$_out" 2 $_b
+	_i=0
+	for _p in $(nc_mfc_procs "$_out" pid); do
+		echo "$_i $_p $(nc_mfc_procs "$_out" node | sed -n "$((_i + 1))p")"
+		_i=$((_i + 1))
+	done > /tmp/nc.bound.procs
+	# numa_maps of the bound processes, every second while they run
+	while kill -0 $_b 2>/dev/null; do
+		while read -r _i _p _n; do
+			_m=$(nc_numa_maps "$_p")
+			# none once the process exits (or with its mm torn down)
+			case "$_m" in ""|"0 "*) ;; *) echo "$_m" > /tmp/nc.bound.maps.$_i ;; esac
+		done < /tmp/nc.bound.procs
+		sleep 1
+	done
+	wait $_b
+	_rb=$?
+	wait $_c
+	_rc=$?
+	echo "--- bound run (numa_mfc --mbind-remote):"
+	grep -v '^sample' "$_out"
+	echo "--- control run (unbound, same time):"
+	grep -v '^sample' "$_ctl"
+	[ "$_rb" = 0 ] || nc_fail "numa_mfc --mbind-remote exited $_rb"
+	[ "$_rc" = 0 ] || nc_fail "control numa_mfc exited $_rc"
+	nc_mfc_check_results "$_ctl" 90 ||
+		nc_fail "positive control: unbound memory did not move in the same run (balancing not active?)"
+	awk -v max="$_max" '
+	/^config / { for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "procs") procs = kv[2] } }
+	/^result / {
+		n++
+		for (i = 2; i <= NF; i++) { split($i, kv, "="); r[kv[1]] = kv[2] }
+		if (r["final_pct"] + 0 > max) { printf "FAIL: proc %s ended %s%% local (> %s%%): bound memory moved\n", r["proc"], r["final_pct"], max; bad++ }
+		else printf "proc %s: final_pct=%s pages=%s (stayed on the bound node)\n", r["proc"], r["final_pct"], r["pages"]
+		if (r["pages"] + 0 == 0) { printf "FAIL: proc %s has no present pages\n", r["proc"]; bad++ }
+	}
+	END { if (n == 0 || n != procs) { print "FAIL: missing result lines"; exit 1 } exit bad ? 1 : 0 }' "$_out" ||
+		nc_fail "bound memory moved (numa_mfc's own figures)"
+	while read -r _i _p _n; do
+		[ -s /tmp/nc.bound.maps.$_i ] || nc_fail "no numa_maps of bound process $_i (pid $_p)"
+		set -- $(cat /tmp/nc.bound.maps.$_i)
+		_pct=$(echo "$2" | awk -F, -v n="$_n" -v tot="$1" '{ printf "%d\n", tot ? 100 * $(n + 1) / tot : 0 }')
+		echo "numa_maps, last second of the bound run: proc $_i pid $_p: $1 pages, per node $2, ${_pct}% on its threads' node $_n"
+		[ "$1" -gt 0 ] || nc_fail "numa_maps shows no pages for bound process $_i"
+		[ "$_pct" -le "$_max" ] || nc_fail "numa_maps: bound process $_i has ${_pct}% of its pages local (> ${_max}%)"
+	done < /tmp/nc.bound.procs
+	rm -f /tmp/nc.bound.maps.* /tmp/nc.bound.procs
+}
