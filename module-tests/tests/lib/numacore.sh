@@ -22,6 +22,14 @@ nc_numacore_load() {
 		rmmod numacore || nc_fail "cannot remove a numacore left loaded"
 	fi
 	insmod "$NC_KO" "$@" || nc_fail "insmod numacore.ko $* failed"
+	for _a in "$@"; do
+		_v=$(cat "$NC_PARAMS/${_a%%=*}" 2>/dev/null)
+		_e=${_a#*=}
+		case "$_v" in Y|N)	# bool parameters read back as Y/N
+			case "$_e" in 1|y|Y|on) _e=Y ;; 0|n|N|off) _e=N ;; esac ;;
+		esac
+		[ "$_v" = "$_e" ] || nc_fail "parameter ${_a%%=*} reads back '$_v' after insmod ... $_a"
+	done
 }
 
 nc_numacore_unload() {
