@@ -6,8 +6,11 @@
 #  2. every boot in module-tests/boots.conf, sequentially, via qemu/boot.sh;
 #     the guests' TAP results are renumbered into one stream as
 #     <boot>/<test>, plus one <boot>/console_clean test per boot that fails
-#     on kernel splats (BUG:, WARNING:, Oops, panic, RCU stall, lockdep,
-#     list corruption, KASAN), a timeout or a missing NC-DONE.
+#     on a kernel splat (a console line with a printk timestamp matching one
+#     of module-tests/tests/lib/splat.patterns, the file the in-guest tests
+#     check dmesg with), a timeout or a missing NC-DONE.  A test that skips
+#     counts as failed unless its boots.conf entry allows the skip (test
+#     name suffixed with '?'); a test that never reported counts as failed.
 #  3. last line: "N passed, N failed, N skipped"; exit 1 if anything failed.
 #
 # Environment: BOOTS (boots file), BOOT_TIMEOUT (seconds per boot, default
@@ -55,7 +58,8 @@ else
 		[ -f "$f" ] && srcs+=("$f")
 	done
 	if [ ${#srcs[@]} -eq 0 ]; then
-		result skip checkpatch_module "no module/*.c or module/*.h"
+		echo "# no module/*.c or module/*.h"
+		result "not ok" checkpatch_module
 	fi
 	for f in ${srcs[@]+"${srcs[@]}"}; do
 		if out=$("$CHECKPATCH" --no-tree --no-color -f "$f" 2>&1); then
@@ -69,8 +73,17 @@ fi
 
 # ----------------------------------------------------------------- boots ---
 # Kernel console lines (PRINTK_TIME prefix, possibly in the middle of a line
-# when printk interleaved with user output) that mean the boot is not clean.
-SPLAT='\[ *[0-9]+\.[0-9]+\].*(BUG:|WARNING:|Oops|Kernel panic|rcu_sched detected stall|rcu_preempt detected stall|RCU stall|detected stalls on CPUs|list_del corruption|list_add corruption|KASAN|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|soft lockup|blocked for more than|general protection fault)'
+# when printk interleaved with user output) that mean the boot is not clean:
+# the patterns of splat.patterns (one ERE per line, '#' comments), which the
+# in-guest tests (tests/lib/nc.sh) check their dmesg with too.
+SPLAT_FILE=${SPLAT_FILE:-$TOP/module-tests/tests/lib/splat.patterns}
+splat_alts=$(grep -v -e '^#' -e '^[[:space:]]*$' "$SPLAT_FILE" 2>/dev/null | paste -sd '|')
+if [ -z "$splat_alts" ]; then
+	echo "# $SPLAT_FILE missing or empty: console scan uses BUG:|WARNING:|Oops|Kernel panic"
+	result "not ok" splat.patterns
+	splat_alts='BUG:|WARNING:|Oops|Kernel panic'
+fi
+SPLAT="\\[ *[0-9]+\\.[0-9]+\\].*($splat_alts)"
 
 boots_src=$BOOTS
 if [ ! -f "$BOOTS" ]; then
@@ -92,7 +105,19 @@ while IFS= read -r line <&3 || [ -n "$line" ]; do
 	if [ -n "${CHECK_ONLY:-}" ] && ! [[ " $CHECK_ONLY " == *" $bname "* ]]; then
 		continue
 	fi
-	IFS=, read -r -a names <<< "$btests"
+	# "name?" in the tests list: that test may skip (see boots.conf).
+	IFS=, read -r -a entries <<< "$btests"
+	names=()
+	declare -A may_skip=()
+	for e in "${entries[@]}"; do
+		[ -n "$e" ] || continue
+		if [[ $e == *'?' ]]; then
+			e=${e%'?'}
+			may_skip[$e]=1
+		fi
+		names+=("$e")
+	done
+	btests=$(IFS=,; echo "${names[*]}")
 	to=${BOOT_TIMEOUT:-$((120 + 330 * ${#names[@]}))}
 	log=$LOGS/$bname.log
 	echo "# boot $bname: $bnodes nodes x $bcpus vCPUs x ${bmem}MB, tests $btests${bextra:+, append '$bextra'} (log build/logs/$bname.log)"
@@ -110,15 +135,22 @@ while IFS= read -r line <&3 || [ -n "$line" ]; do
 	declare -A seen=()
 	diags=()
 	while IFS= read -r l; do
-		if [[ $l =~ ^(not\ )?ok\ [0-9]+\ ([^ ]+)(\ #\ (SKIP|skip).*)?$ ]]; then
+		if [[ $l =~ ^(not\ )?ok\ [0-9]+\ ([^ ]+)(\ #\ [Ss][Kk][Ii][Pp].*)?$ ]]; then
 			tname=${BASH_REMATCH[2]}
 			seen[$tname]=1
 			for d in ${diags[@]+"${diags[@]}"}; do echo "$d"; done
 			diags=()
 			if [ -n "${BASH_REMATCH[1]}" ]; then
 				result "not ok" "$bname/$tname"
-			elif [ -n "${BASH_REMATCH[4]}" ]; then
-				result skip "$bname/$tname"
+			elif [ -n "${BASH_REMATCH[3]}" ]; then
+				why=${BASH_REMATCH[3]:7}
+				why=${why#"${why%%[! ]*}"}
+				if [ -n "${may_skip[$tname]:-}" ]; then
+					result skip "$bname/$tname" "$why"
+				else
+					echo "# $tname skipped, and boots.conf does not allow it to skip (write $tname? in the tests of boot $bname to allow it)"
+					result "not ok" "$bname/$tname"
+				fi
 			else
 				result ok "$bname/$tname"
 			fi
@@ -134,7 +166,7 @@ while IFS= read -r line <&3 || [ -n "$line" ]; do
 			result "not ok" "$bname/$tname"
 		fi
 	done
-	unset seen
+	unset seen may_skip
 
 	problems=()
 	case $brc in

@@ -14,12 +14,8 @@ SECS=${NC_BENCH_SECONDS:-4}
 nc_need_prog numa_bench
 nc_need_nodes 2
 
-old=$(nc_balancing_get)
-if [ -n "$old" ]; then
-	trap 'nc_balancing_set "$old" || true' EXIT
-	trap 'exit 1' INT TERM
-	nc_balancing_set 0 || nc_fail "cannot set kernel.numa_balancing=0"
-fi
+# (lib/nc.sh restores kernel.numa_balancing at exit)
+nc_balancing_set 0 || nc_fail "cannot set kernel.numa_balancing=0"
 
 bad=0
 for b in numa01 numa02; do

@@ -6,6 +6,9 @@
 # pull queued (not running) tasks off CPU 0: can_migrate must be called
 # for them.  While they are pinned the balancer rejects them before asking
 # the policy, so the count is taken from the moment they are unpinned.
+# Where the loops ended up is checked too: the policy stays neutral, so
+# the balancer must have spread them over every CPU (none left idle, no CPU
+# with more than twice its share), i.e. the asked tasks were really moved.
 #
 # Exit: 0 pass, 4 skip, anything else fail.  Env: NC_MODULES (dir of .ko files),
 # NC_NODES (NUMA nodes).
@@ -29,6 +32,11 @@ while [ $i -lt $nloops ]; do
 	i=$((i + 1))
 done
 sleep 1
+# all on CPU 0 while pinned (field 39 of /proc/<pid>/stat: last CPU)
+for p in $BG_PIDS; do
+	c=$(awk '{ print $39 }' /proc/$p/stat)
+	[ "$c" = 0 ] || die "loop $p pinned to CPU 0 ran on CPU $c"
+done
 c0=$(ht_count can_migrate)
 for p in $BG_PIDS; do
 	taskset -p "$allmask" "$p" >/dev/null || die "taskset -p $allmask $p"
@@ -36,10 +44,15 @@ done
 sleep "$RUN_S"
 c1=$(ht_count can_migrate)
 
-# where the loops ended up (field 39 of /proc/<pid>/stat: last CPU)
-dist=$(for p in $BG_PIDS; do
+# where the loops ended up
+for p in $BG_PIDS; do
 	awk '{ print $39 }' /proc/$p/stat 2>/dev/null
-done | sort | uniq -c | awk '{ printf "cpu%s:%s ", $2, $1 }')
+done | sort | uniq -c > /tmp/hooks_lb.dist.$$
+dist=$(awk '{ printf "cpu%s:%s ", $2, $1 }' /tmp/hooks_lb.dist.$$)
+ncpus_used=$(wc -l < /tmp/hooks_lb.dist.$$)
+maxper=$(awk 'BEGIN { m = 0 } $1 > m { m = $1 } END { print m }' /tmp/hooks_lb.dist.$$)
+nseen=$(awk '{ n += $1 } END { print n + 0 }' /tmp/hooks_lb.dist.$$)
+rm -f /tmp/hooks_lb.dist.$$
 say "$nloops busy loops on $ncpu CPUs after ${RUN_S}s: $dist"
 say "can_migrate calls: pinned=$c0 total=$c1 after-unpin=$((c1 - c0))"
 sed 's/^/  /' "$DBG/counts"
@@ -52,5 +65,10 @@ rmmod numa_hooktest || die "rmmod numa_hooktest failed"
 check_dmesg
 [ $((c1 - c0)) -gt 0 ] || die "can_migrate never called while the balancer spread $nloops loops"
 [ "${cerr:-0}" -eq 0 ] || die "context_errors=$cerr: a callback ran in a context the contract excludes"
+[ "$nseen" -eq "$nloops" ] || die "only $nseen of $nloops loops were still running"
+[ "$ncpus_used" -eq "$ncpu" ] ||
+	die "the loops ended on $ncpus_used of $ncpu CPUs ($dist): the balancer did not spread them"
+[ "$maxper" -le $((2 * nloops / ncpu)) ] ||
+	die "a CPU kept $maxper of $nloops loops ($dist): the balancer did not spread them"
 say "PASS"
 exit 0

@@ -12,19 +12,16 @@ nc_need_prog taskset
 nc_numacore_load policy=numacore
 numa_mfc --procs 1 --threads 2 --mb 64 --seconds 60 --start remote > /tmp/nc.mfc &
 mfc=$!
-trap 'kill $mfc 2>/dev/null; grep -v "^sample" /tmp/nc.mfc | head -n 20' EXIT
+nc_bg $mfc
+nc_atexit 'grep -v "^sample" /tmp/nc.mfc | head -n 20'
 
-# node_pct PID NODE: share of PID's resident pages on NODE (numa_maps),
-# 0 until the 64 MiB buffer (16384 pages) is resident.
-node_pct() {
-	awk -v n="N$2" '{ for (i = 2; i <= NF; i++) if ($i ~ /^N[0-9]+=/) {
-		split($i, kv, "="); tot += kv[2]; if (kv[1] == n) on += kv[2] } }
-		END { printf "%d\n", (tot >= 16384) ? 100 * on / tot : 0 }' "/proc/$1/numa_maps"
-}
+# node_pct PID NODE: share of the pages of PID's buffer on NODE (the
+# kernel's numa_maps), 0 until the 64 MiB buffer (16384 pages) is resident.
+node_pct() { nc_node_pct "$1" "$2" 16384; }
 
-sleep 2
-pid=$(awk '/^proc / { for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "pid") print kv[2] } }' /tmp/nc.mfc | head -n 1)
-home=$(awk '/^proc / { for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "node") print kv[2] } }' /tmp/nc.mfc | head -n 1)
+nc_mfc_wait /tmp/nc.mfc 1 $mfc
+pid=$(nc_mfc_procs /tmp/nc.mfc pid | head -n 1)
+home=$(nc_mfc_procs /tmp/nc.mfc node | head -n 1)
 echo "workload pid=$pid home=$home"
 [ -n "$pid" ] && [ -n "$home" ] || nc_fail "numa_mfc did not report its process"
 other=$((1 - home))
@@ -51,6 +48,5 @@ done
 echo "$(node_pct "$pid" "$other")% on node $other ${t} s after the move"
 kill $mfc 2>/dev/null
 wait $mfc
-trap - EXIT
 nc_numacore_unload
 nc_pass "memory followed threads moved after the back-off"

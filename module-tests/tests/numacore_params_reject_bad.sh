@@ -1,18 +1,23 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Every parameter refuses bad values with EINVAL and a kernel message, and
-# keeps its old value; insmod with a bad value fails cleanly.
+# Every parameter refuses bad values with EINVAL and exactly one kernel
+# message naming it ("numacore: <param>=... refused"), counted among the
+# messages logged since the write, and keeps its old value; insmod with a
+# bad value fails cleanly with a message naming the parameter.
 . "${0%/*}/lib/nc.sh"
 . "${0%/*}/lib/numacore.sh"
-fails=0
+fails=0 writes=0
 refuse() {	# refuse PARAM VALUE
 	old=$(cat $NC_PARAMS/$1)
+	m=$(nc_dmesg_mark)
 	if echo "$2" > $NC_PARAMS/$1 2>/dev/null; then
 		echo "$1='$2' was accepted"; fails=$((fails + 1))
 	fi
+	writes=$((writes + 1))
 	new=$(cat $NC_PARAMS/$1)
 	[ "$new" = "$old" ] || { echo "$1 changed $old -> $new"; fails=$((fails + 1)); }
-	dmesg | tail -n 3 | grep -q "$1=.*refused" || { echo "no kernel message for $1='$2'"; fails=$((fails + 1)); }
+	n=$(nc_dmesg_since "$m" | grep -c "numacore: $1=.* refused")
+	[ "$n" -eq 1 ] || { echo "$n 'numacore: $1=... refused' kernel messages for $1='$2', want 1"; fails=$((fails + 1)); }
 }
 nc_numacore_load
 for p in scan_period_min_ms scan_period_max_ms scan_size_mb settle_count; do
@@ -27,11 +32,16 @@ refuse scan_period_max_ms $((min - 1))
 for v in fifo "" 1 MORON; do refuse policy "$v"; done
 for p in faults_up faults_down settle; do for v in 2 maybe -1; do refuse $p "$v"; done; done
 nc_numacore_unload
+echo "$writes bad writes through $NC_PARAMS"
 for bad in scan_size_mb=0 settle_count=-3 scan_period_min_ms=x policy=none "scan_period_min_ms=5000 scan_period_max_ms=1000"; do
+	m=$(nc_dmesg_mark)
 	if insmod "$NC_KO" $bad 2>/dev/null; then
 		echo "insmod with $bad succeeded"; fails=$((fails + 1)); rmmod numacore
 	fi
 	[ -d /sys/module/numacore ] && { echo "numacore left behind by $bad"; fails=$((fails + 1)); }
+	p=${bad%%=*}
+	n=$(nc_dmesg_since "$m" | grep -c "numacore: $p=")
+	[ "$n" -ge 1 ] || { echo "no 'numacore: $p=...' kernel message for insmod $bad"; fails=$((fails + 1)); }
 done
 [ "$fails" -eq 0 ] || nc_fail "$fails problem(s)"
-nc_pass "bad values refused, old values kept, bad insmod failed"
+nc_pass "$writes bad values refused with one message each, old values kept, bad insmod failed"

@@ -13,7 +13,7 @@ NC_LIB=${0%/*}/lib/nc.sh
 . "$NC_LIB"
 
 [ -n "$NC_NODES" ] && [ -n "$NC_CPUS_PER_NODE" ] && [ -n "$NC_MEM_PER_NODE_MB" ] ||
-	nc_skip "NC_NODES/NC_CPUS_PER_NODE/NC_MEM_PER_NODE_MB not set by the runner"
+	nc_fail "NC_NODES/NC_CPUS_PER_NODE/NC_MEM_PER_NODE_MB not set by the runner"
 SLACK_MB=${NC_TOPO_SLACK_MB:-64}
 
 online=$(cat /sys/devices/system/node/online)

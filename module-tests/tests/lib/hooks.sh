@@ -1,11 +1,14 @@
 # module-tests/tests/lib/hooks.sh - helpers of the hooks_* tests (numa_hooktest.ko).
-# Sourced as:  . "${0%/*}/lib/hooks.sh"   (sets an EXIT trap that unloads the
-# test policy, stops background jobs and restores kernel.numa_balancing).
+# Sourced as:  . "${0%/*}/lib/hooks.sh"   (sources lib/nc.sh, whose EXIT
+# trap checks the kernel log for splats; registers a cleanup that stops
+# background jobs, unloads the test policy and restores
+# kernel.numa_balancing, however the test exits).
+
+. "${0%/*}/lib/nc.sh"
 
 KO=${NC_MODULES:-/modules}/numa_hooktest.ko
 DBG=/sys/kernel/debug/numa_hooktest
 BG_PIDS=
-OLD_NB=
 
 say() { echo "$*"; }
 die() { echo "FAIL: $*"; exit 1; }
@@ -20,28 +23,21 @@ nr_nodes() {
 	if [ -n "$NC_NODES" ]; then echo "$NC_NODES"; return; fi
 	ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l
 }
-# kernel messages that mean the test broke the kernel
-dmesg_bad() {
-	dmesg | grep -cE 'WARNING:|BUG:|Oops|general protection|sleeping function called from invalid context|lockdep|INFO: task .* blocked|rcu_.*stall|refcount_t:'
-}
 ensure_debugfs() {
 	grep -q ' /sys/kernel/debug debugfs ' /proc/mounts ||
 		mount -t debugfs debugfs /sys/kernel/debug ||
 		die "cannot mount debugfs"
 }
 set_numa_balancing() {
-	[ -z "$OLD_NB" ] && OLD_NB=$(cat /proc/sys/kernel/numa_balancing)
-	echo "$1" > /proc/sys/kernel/numa_balancing ||
-		die "cannot set kernel.numa_balancing=$1"
+	nc_balancing_set "$1" || die "cannot set kernel.numa_balancing=$1"
 }
 cleanup() {
 	for p in $BG_PIDS; do kill "$p" 2>/dev/null; done
 	for p in $BG_PIDS; do wait "$p" 2>/dev/null; done
-	ht_loaded && rmmod numa_hooktest
-	[ -n "$OLD_NB" ] && echo "$OLD_NB" > /proc/sys/kernel/numa_balancing
+	BG_PIDS=
+	ht_loaded && { rmmod numa_hooktest || echo "warning: cleanup: rmmod numa_hooktest failed"; }
 }
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+nc_atexit cleanup
 hooks_setup() {
 	[ -f "$KO" ] || die "$KO not found"
 	ensure_debugfs
@@ -51,13 +47,9 @@ hooks_setup() {
 		say "numa_hooktest left loaded by an earlier test, removing it"
 		rmmod numa_hooktest || die "cannot remove a stale numa_hooktest"
 	fi
-	BAD0=$(dmesg_bad)
 }
-# fail if the kernel logged a warning/bug since hooks_setup
+# fail if the kernel logged a splat (lib/splat.patterns) since the test
+# started (the EXIT trap of lib/nc.sh checks again after the cleanup)
 check_dmesg() {
-	bad=$(dmesg_bad)
-	if [ "$bad" -gt "$BAD0" ]; then
-		dmesg | grep -E -A20 'WARNING:|BUG:|Oops|general protection|sleeping function called from invalid context|lockdep|INFO: task .* blocked|rcu_.*stall|refcount_t:' | tail -60
-		die "kernel logged $((bad - BAD0)) warning/bug line(s) during the test"
-	fi
+	nc_check_dmesg || die "the kernel logged a splat during the test"
 }

@@ -6,12 +6,30 @@ NC_PARAMS=/sys/module/numacore/parameters
 NC_DEBUGFS=/sys/kernel/debug/numacore
 
 # nc_numacore_load [param=value...]: load the policy with the kernel's own
-# balancing off (fails the test if it cannot be loaded).
+# balancing off.  A missing numacore.ko or a failed insmod fails the test
+# (never a skip: a build that lost the module must not pass).  At exit the
+# module is removed if still loaded and kernel.numa_balancing restored.
+NC_NUMACORE_ATEXIT=
 nc_numacore_load() {
-	[ -f "$NC_KO" ] || nc_skip "$NC_KO not built"
+	[ -f "$NC_KO" ] || nc_fail "$NC_KO not found (module not built? make module)"
 	nc_balancing_set 0 || nc_fail "cannot set kernel.numa_balancing=0"
-	nc_numacore_loaded && rmmod numacore
+	if [ -z "$NC_NUMACORE_ATEXIT" ]; then
+		NC_NUMACORE_ATEXIT=1
+		nc_atexit 'grep -q "^numacore " /proc/modules && { rmmod numacore || echo "warning: cleanup: rmmod numacore failed"; }'
+	fi
+	if grep -q '^numacore ' /proc/modules; then
+		echo "numacore was already loaded (left by an earlier test?): removing it"
+		rmmod numacore || nc_fail "cannot remove a numacore left loaded"
+	fi
 	insmod "$NC_KO" "$@" || nc_fail "insmod numacore.ko $* failed"
+	for _a in "$@"; do
+		_v=$(cat "$NC_PARAMS/${_a%%=*}" 2>/dev/null)
+		_e=${_a#*=}
+		case "$_v" in Y|N)	# bool parameters read back as Y/N
+			case "$_e" in 1|y|Y|on) _e=Y ;; 0|n|N|off) _e=N ;; esac ;;
+		esac
+		[ "$_v" = "$_e" ] || nc_fail "parameter ${_a%%=*} reads back '$_v' after insmod ... $_a"
+	done
 }
 
 nc_numacore_unload() {
@@ -100,11 +118,13 @@ nc_classify() {
 	nc_numacore_load policy=numacore scan_period_max_ms=2000
 	numa_mfc --procs 2 --threads 2 --mb 32 --seconds 40 --start remote "$@" > /tmp/nc.mfc &
 	_mfc=$!
-	sleep 2
-	awk '/^proc / { for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "pid") print kv[2] } }' /tmp/nc.mfc > /tmp/nc.pids
+	nc_bg $_mfc
+	nc_mfc_wait /tmp/nc.mfc 2 $_mfc
+	nc_mfc_procs /tmp/nc.mfc pid > /tmp/nc.pids
 	_got=""
 	for _t in 5 10 15 20 25 30; do
 		sleep 5
+		kill -0 $_mfc 2>/dev/null || nc_fail "numa_mfc exited early"
 		set -- $(nc_class_of_workload /tmp/nc.pids 2>/tmp/nc.classes)
 		echo "t=${_t}s private=$1 shared=$2 unknown=$3"
 		if [ "$_want" = private ] && [ "$1" -ge 4 ] && [ "$2" -eq 0 ]; then _got=1; break; fi
@@ -119,13 +139,9 @@ nc_classify() {
 
 # nc_mfc_thp always|never: memory follows CPU under numacore with THP set
 # to MODE system-wide: huge PMD hinting faults must occur with "always"
-# and must not with "never".
+# and must not with "never".  The THP mode is restored at exit.
 nc_mfc_thp() {
-	_thp=/sys/kernel/mm/transparent_hugepage/enabled
-	[ -w $_thp ] || nc_skip "no THP sysfs"
-	_old=$(sed 's/.*\[\(.*\)\].*/\1/' $_thp)
-	echo "$1" > $_thp || nc_fail "cannot set THP $1"
-	trap 'echo $_old > $_thp' EXIT
+	nc_thp_set "$1"
 	nc_mfc_converges numacore 95
 	_huge=$(nc_delta hint_faults_huge)
 	echo "THP $1: hint_faults_huge delta $_huge"
