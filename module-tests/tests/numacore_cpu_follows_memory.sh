@@ -13,7 +13,6 @@ PROCS=2
 nc_need_nodes 2
 nc_need_prog numa_mfc
 nc_numacore_load policy=numacore
-trap 'nc_numacore_loaded && rmmod numacore' EXIT
 nc_stats_snap /tmp/nc.stats0
 nc_vmstat_snap /tmp/nc.vmstat0
 numa_mfc --procs $PROCS --threads 2 --mb $MB --seconds 20 --start cpu-follows \
@@ -22,7 +21,6 @@ grep -v '^sample' /tmp/nc.mfc
 nc_deltas /tmp/nc.stats0 /tmp/nc.vmstat0 > /tmp/nc.deltas
 grep -E '^(pages_migrated|migrate_deferred|place_|task_|moves_undone|lb_|vmstat_numa_pages_migrated)' /tmp/nc.deltas
 nc_numacore_unload
-trap - EXIT
 nc_mfc_check_results /tmp/nc.mfc 95 || nc_fail "a process is not >= 95% local after 20 s"
 pages=$((PROCS * MB * 256))
 migrated=$(nc_delta vmstat_numa_pages_migrated)

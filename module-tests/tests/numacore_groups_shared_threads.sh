@@ -11,7 +11,6 @@ nc_need_nodes 2
 nc_need_prog numa_bench
 nodes=$(nc_nodes_online)
 nc_numacore_load policy=numacore
-trap 'nc_numacore_loaded && rmmod numacore' EXIT
 nc_stats_snap /tmp/nc.stats0
 nc_vmstat_snap /tmp/nc.vmstat0
 numa_bench --bench numa01 --procs "$nodes" --threads 2 --mb 32 --seconds 40 \
@@ -20,6 +19,5 @@ grep -E '^(config|result|summary)' /tmp/nc.bench
 nc_deltas /tmp/nc.stats0 /tmp/nc.vmstat0 > /tmp/nc.deltas
 grep -E '^(pages_migrated|place_|task_|moves_undone|lb_)' /tmp/nc.deltas
 nc_numacore_unload
-trap - EXIT
 nc_bench_check /tmp/nc.bench 95 || nc_fail "a process is split or below 95% local"
 nc_pass "each process's threads gathered on the node of its memory"

@@ -14,15 +14,13 @@ SYS_MARGIN=5
 nc_need_nodes 2
 nc_need_prog numa_bench
 nodes=$(nc_nodes_online)
-old=$(nc_balancing_get)
-bench=
-trap '[ -n "$bench" ] && kill $bench 2>/dev/null; nc_numacore_loaded && rmmod numacore; nc_balancing_set "$old"' EXIT
 
 # run ARM: the workload for SETTLE + WINDOW s; prints "sys_pct max_changes".
 run() {
 	numa_bench --bench numa01 --procs "$nodes" --threads 2 --mb 32 \
 		--seconds $((SETTLE + WINDOW + 2)) > /tmp/nc.bench.$1 &
 	bench=$!
+	nc_bg $bench
 	sleep $SETTLE
 	s0=$(nc_sys_ticks)
 	: > /tmp/nc.nodes.$1
@@ -36,7 +34,6 @@ run() {
 	done
 	s1=$(nc_sys_ticks)
 	wait $bench
-	bench=
 	# Node changes per thread seen by the 1 s samples.
 	awk '{ if (($1 in last) && last[$1] != $2) ch[$1]++; last[$1] = $2 }
 		END { m = 0; for (t in ch) if (ch[t] > m) m = ch[t]; print m }' \

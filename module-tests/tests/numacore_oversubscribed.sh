@@ -12,13 +12,11 @@ MIN_PCT=80
 nc_need_nodes 2
 nc_need_prog numa_bench
 nc_numacore_load policy=numacore
-trap 'nc_numacore_loaded && rmmod numacore' EXIT
 numa_bench --bench numa01 --procs 3 --threads 2 --mb 32 --seconds 40 \
 	> /tmp/nc.bench || nc_fail "numa_bench failed"
 grep -E '^(config|result|summary)' /tmp/nc.bench
 grep -E '^(place_|task_|moves_undone|lb_)' "$NC_DEBUGFS/stats"
 nc_numacore_unload
-trap - EXIT
 # Per thread, the share of its process's buffer on the node it runs on
 # (every thread writes the whole buffer), at each process's last sample.
 awk -v min=$MIN_PCT '

@@ -10,7 +10,6 @@
 nc_need_nodes 2
 nc_need_prog numa_bench
 nc_numacore_load policy=numacore
-trap 'nc_numacore_loaded && rmmod numacore' EXIT
 nc_stats_snap /tmp/nc.stats0
 nc_vmstat_snap /tmp/nc.vmstat0
 numa_bench --bench numa02 --touch-node 0 --mb 64 --seconds 30 \
@@ -19,7 +18,6 @@ grep -E '^(config|result|summary)' /tmp/nc.bench
 nc_deltas /tmp/nc.stats0 /tmp/nc.vmstat0 > /tmp/nc.deltas
 grep -E '^(pages_migrated|migrate_deferred|place_|task_|moves_undone|lb_)' /tmp/nc.deltas
 nc_numacore_unload
-trap - EXIT
 # One process: its threads are meant to spread, so only locality counts.
 awk '/^result / { for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "final_pct") p = kv[2] } }
 	END { if (p == "") exit 1; print "final_pct=" p; exit p + 0 >= 95 ? 0 : 1 }' /tmp/nc.bench ||

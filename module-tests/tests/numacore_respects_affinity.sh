@@ -10,11 +10,10 @@
 nc_need_nodes 2
 nc_need_prog numa_mfc
 nc_numacore_load policy=numacore
-mfc=
-trap '[ -n "$mfc" ] && kill $mfc 2>/dev/null; nc_numacore_loaded && rmmod numacore' EXIT
 nc_stats_snap /tmp/nc.stats0
 numa_mfc --procs 2 --threads 2 --mb 32 --seconds 20 --start remote > /tmp/nc.mfc &
 mfc=$!
+nc_bg $mfc
 # Every second: each writer's CPU must be on its process's home node.
 outside=0 samples=0
 while kill -0 $mfc 2>/dev/null; do
@@ -35,12 +34,10 @@ while kill -0 $mfc 2>/dev/null; do
 	sleep 1
 done
 wait $mfc || nc_fail "numa_mfc failed"
-mfc=
 grep -v '^sample' /tmp/nc.mfc
 refused=$(nc_stat_delta /tmp/nc.stats0 place_affinity)
 echo "thread samples $samples, outside the mask $outside, place_affinity $refused"
 nc_numacore_unload
-trap - EXIT
 [ "$samples" -gt 0 ] || nc_fail "no thread sampled"
 [ "$outside" -eq 0 ] || nc_fail "$outside samples outside the CPU mask"
 [ "$refused" -gt 0 ] || nc_fail "the policy never wanted to move a pinned task (place_affinity 0)"
