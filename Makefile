@@ -99,9 +99,13 @@ check: initramfs
 # hooks when unused; `make bench QUICK=1`: 2 nodes, 2 workloads (< 10 min);
 # REPEAT=N runs every arm N times (results: median and range).
 # Results in build/bench/ (results.csv, results.md, locality.png).
-.PHONY: bench bench-clean
+.PHONY: bench bench-publish bench-clean
 bench: initramfs
 	@QUICK=$(QUICK) NODES="$(NODES)" REPEAT=$(REPEAT) module-tests/bench/bench.sh
+
+# Copy build/bench/results.md into README.md (summary) and docs/bench.md.
+bench-publish:
+	@module-tests/bench/publish.py $(BUILD)/bench/results.md README.md docs/bench.md
 
 bench-clean:
 	rm -rf $(BUILD)/bench $(BUILD)/stock-kernel
