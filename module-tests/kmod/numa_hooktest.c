@@ -155,6 +155,16 @@ module_param(task_data_size, uint, 0444);
 MODULE_PARM_DESC(task_data_size,
 		 "bytes of per-task data to allocate (default: the minimum)");
 
+/*
+ * A hostile policy for the contract test: every hinting fault asks for
+ * this node, whatever it is (the kernel must refuse a node that has no
+ * memory).
+ */
+static int target_node = NUMA_NO_NODE;
+module_param(target_node, int, 0444);
+MODULE_PARM_DESC(target_node,
+		 "node every hinting fault asks for, checked by the kernel (default: the faulting CPU's)");
+
 static int hooktest_fault_target(struct page *page, struct vm_area_struct *vma,
 				 int cpu, int page_nid)
 {
@@ -165,7 +175,7 @@ static int hooktest_fault_target(struct page *page, struct vm_area_struct *vma,
 	if (preemptible() || cpu != raw_smp_processor_id())
 		hooktest_count(HT_CONTEXT_ERRORS, 1);
 	numa_policy_page_xchg_last_cpu(page, cpu, &same_task);
-	return cpu_to_node(cpu);
+	return target_node == NUMA_NO_NODE ? cpu_to_node(cpu) : target_node;
 }
 
 static void hooktest_fault_done(int last_cpu, int page_nid, int nr_pages,
