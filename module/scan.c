@@ -5,7 +5,8 @@
  * The scheduler tick measures task runtime; once a task has run for its
  * scan period it queues task_work, and the scan runs in the context of
  * the task that owns the memory.  One task per mm scans at a time
- * (mm->numa_next_scan is claimed with cmpxchg), resuming at
+ * (mm->numa_next_scan is claimed with cmpxchg, marked apart from a next
+ * scan time, so that no task, however urgent, scans beside it), resuming at
  * mm->numa_scan_offset; mm->numa_scan_seq counts full passes.  While the
  * policy is registered the kernel's own scanner does not run and these
  * mm fields are ours.  Each scan marks up to scan_size_mb of *present*
@@ -121,8 +122,22 @@ static bool numacore_scan_urgent(struct task_struct *p,
 }
 
 /*
- * May @p scan its mm now?  When urgent, a next scan time further than
- * scan_period_min_ms away does not hold either.
+ * Bit 0 of mm->numa_next_scan set: a task is scanning the mm, which it
+ * claimed until the time in the other bits.  A next scan time is stored
+ * with the bit clear, so that a claim is never taken for one.
+ */
+#define NUMACORE_SCAN_CLAIMED	1UL
+
+/* A claim past its time was left by the kernel's own scanner: ignore it. */
+static bool numacore_mm_scan_claimed(unsigned long next)
+{
+	return (next & NUMACORE_SCAN_CLAIMED) && time_before(jiffies, next);
+}
+
+/*
+ * May @p scan its mm now?  Never while another task scans it.  When
+ * urgent, a next scan time further than scan_period_min_ms away does not
+ * hold.
  */
 static bool numacore_mm_scan_allowed(struct task_struct *p,
 				     const struct numacore_task *nt)
@@ -130,6 +145,8 @@ static bool numacore_mm_scan_allowed(struct task_struct *p,
 	unsigned long next = READ_ONCE(p->mm->numa_next_scan);
 	unsigned long min = msecs_to_jiffies(READ_ONCE(numacore_scan_period_min_ms));
 
+	if (numacore_mm_scan_claimed(next))
+		return false;
 	if (numacore_mm_scan_due(next))
 		return true;
 	return time_after(next, jiffies + min) && numacore_scan_urgent(p, nt);
@@ -296,23 +313,26 @@ static bool numacore_scan_backoff(struct task_struct *p,
 
 /*
  * One scan step of the mm from its resume offset, unless another task
- * runs one: the claim holds the mm for the longest period, and the next
- * scan is due @period after this one ended, however long it took.
+ * runs one: the claim holds the mm for the longest period (a scan step
+ * takes far less), and the next scan is due @period after this one
+ * ended, however long it took.
  */
 static void numacore_scan_claim(struct mm_struct *mm, unsigned long next,
 				unsigned int period)
 {
 	unsigned int max = READ_ONCE(numacore_scan_period_max_ms);
+	unsigned long claim = jiffies + msecs_to_jiffies(max);
 
 	if (cmpxchg(&mm->numa_next_scan, next,
-		    jiffies + msecs_to_jiffies(max)) != next)
+		    claim | NUMACORE_SCAN_CLAIMED) != next)
 		return;
 	if (mmap_read_trylock(mm)) {
 		numacore_stat_add(NUMACORE_STAT_SCANS, 1);
 		numacore_scan_mm(mm);
 		mmap_read_unlock(mm);
 	}
-	WRITE_ONCE(mm->numa_next_scan, jiffies + msecs_to_jiffies(period));
+	WRITE_ONCE(mm->numa_next_scan, (jiffies + msecs_to_jiffies(period)) &
+				       ~NUMACORE_SCAN_CLAIMED);
 }
 
 /**
