@@ -10,7 +10,8 @@
  * faults leave the pages in place meanwhile.  Memory follows the CPU
  * instead when the task may not run there (its CPU mask), and while the
  * task backs off after failed or undone moves (from the third in a row:
- * until then a swap partner may still learn that it wants to trade).
+ * until then a swap partner may still learn that it wants to trade; at
+ * once when every task on the target node is there for good).
  *
  * A move never queues the task behind others: it goes to an idle CPU of
  * the target node, while that node has fewer tasks than CPUs (the load
@@ -44,11 +45,6 @@
 #define NUMACORE_PLACE_BACKOFF_MAX_MS	16000
 /* After a move, the task stays this long before the next one. */
 #define NUMACORE_PLACE_INTERVAL_MS	1000
-/*
- * Pages wait for their task through back-offs shorter than this: a swap
- * partner may not know yet that it wants the task's node.
- */
-#define NUMACORE_PLACE_PATIENCE_MS	2000
 
 /* Does @node hold the memory @nt works on, rather than @cur? */
 static bool numacore_node_dominates(struct numacore_task *nt, int node,
@@ -60,15 +56,18 @@ static bool numacore_node_dominates(struct numacore_task *nt, int node,
 	       f >= NUMACORE_MOVE_RATIO * numacore_class_faults(nt, cur);
 }
 
-/* All the faults that place @nt, on every node. */
-static unsigned long numacore_class_faults_total(struct numacore_task *nt)
+/*
+ * Has @nt seen enough of its memory (NUMACORE_MOVE_MIN_PAGES of faults)
+ * to tell where it is?
+ */
+static bool numacore_knows_memory(struct numacore_task *nt)
 {
 	unsigned long sum = 0;
 	int node;
 
 	for (node = 0; node < nr_node_ids; node++)
 		sum += numacore_class_faults(nt, node);
-	return sum;
+	return sum >= NUMACORE_MOVE_MIN_PAGES;
 }
 
 /**
@@ -89,22 +88,26 @@ bool numacore_task_follows_memory(struct task_struct *p,
 {
 	if (numacore_is_moron() || !READ_ONCE(numacore_feat_task_follows))
 		return false;
-	if (time_before(jiffies, READ_ONCE(nt->place_next)) &&
-	    READ_ONCE(nt->place_backoff_ms) >= NUMACORE_PLACE_PATIENCE_MS)
+	if (numacore_place_gave_up(nt))
 		return false;
 	if (!cpumask_intersects(cpumask_of_node(node), p->cpus_ptr)) {
 		numacore_stat_add(NUMACORE_STAT_PLACE_AFFINITY, 1);
 		return false;
 	}
-	if (numacore_class_faults_total(nt) < NUMACORE_MOVE_MIN_PAGES)
+	if (!numacore_knows_memory(nt))
 		return true;
 	return node == numacore_target_node(nt) &&
 	       numacore_node_dominates(nt, node, task_node(p));
 }
 
-static void numacore_place_backoff(struct numacore_task *nt)
+/* Back off; @hopeless: no wait can help, let the memory follow now. */
+static void numacore_place_backoff(struct numacore_task *nt, bool hopeless)
 {
-	nt->place_backoff_ms = clamp_t(unsigned int, nt->place_backoff_ms * 2,
+	unsigned int ms = nt->place_backoff_ms * 2;
+
+	if (hopeless)
+		ms = max_t(unsigned int, ms, NUMACORE_PLACE_PATIENCE_MS);
+	nt->place_backoff_ms = clamp_t(unsigned int, ms,
 				       NUMACORE_PLACE_BACKOFF_MIN_MS,
 				       NUMACORE_PLACE_BACKOFF_MAX_MS);
 	WRITE_ONCE(nt->place_next,
@@ -118,7 +121,7 @@ static void numacore_check_undone(struct numacore_task *nt, int node)
 		return;
 	nt->placed_node = NUMA_NO_NODE;
 	numacore_stat_add(NUMACORE_STAT_MOVES_UNDONE, 1);
-	numacore_place_backoff(nt);
+	numacore_place_backoff(nt, false);
 }
 
 /**
@@ -171,7 +174,8 @@ static int numacore_move_to_spare(struct task_struct *p, int dst)
 /*
  * May @t, running on @dst, take @p's place on @src (at @src_cpu)?  When
  * @src is its target, or when @dst is not its target and it has no more
- * of its memory on @dst than on @src: then the swap costs it nothing.
+ * of its memory on @dst than on @src: then the swap costs it nothing.  A
+ * task that has not seen its memory yet may be on it: it stays.
  * A task that runs on its target never qualifies, so each swap leaves one
  * more task on its target for good and swaps cannot cycle.
  */
@@ -194,17 +198,36 @@ static bool numacore_swap_partner(struct task_struct *t, int src, int dst,
 	if (target == src)
 		ok = numacore_node_dominates(tnt, src, dst);
 	else
-		ok = target != dst && numacore_class_faults(tnt, dst) <=
-				      numacore_class_faults(tnt, src);
+		ok = target != dst && numacore_knows_memory(tnt) &&
+		     numacore_class_faults(tnt, dst) <=
+		     numacore_class_faults(tnt, src);
 	rcu_read_unlock();
 	return ok;
 }
 
 /*
+ * Is @t, running on @dst, there for good: @dst is its target and holds
+ * its memory?  Such a task will never trade places.
+ */
+static bool numacore_anchored(struct task_struct *t, int dst)
+{
+	struct numacore_task *tnt;
+	bool anchored;
+
+	rcu_read_lock();
+	tnt = numa_policy_task_data(t);
+	anchored = tnt && numacore_target_node(tnt) == dst &&
+		   numacore_class_faults(tnt, dst) >= NUMACORE_MOVE_MIN_PAGES;
+	rcu_read_unlock();
+	return anchored;
+}
+
+/*
  * Swap @p with a task running on @dst that wants @src.
  *
- * Return: 0 if swapped, -ESRCH if tasks run there but none wants @src (or
- * the swap raced with them moving), -ENOSPC if none runs there.
+ * Return: 0 if swapped; -EBUSY if every task running there is anchored
+ * (waiting is pointless), -ESRCH if some might still trade later (or the
+ * swap raced with them moving), -ENOSPC if none runs there.
  */
 static int numacore_swap(struct task_struct *p, int src, int dst)
 {
@@ -215,10 +238,11 @@ static int numacore_swap(struct task_struct *p, int src, int dst)
 		t = numa_policy_cpu_curr_get(cpu);
 		if (!t)
 			continue;
-		ret = -ESRCH;
 		if (t != p && numacore_swap_partner(t, src, dst, src_cpu) &&
 		    !migrate_swap(p, t, cpu, src_cpu))
 			ret = 0;
+		else if (ret != -ESRCH)
+			ret = numacore_anchored(t, dst) ? -EBUSY : -ESRCH;
 		put_task_struct(t);
 		if (!ret)
 			return 0;
@@ -246,8 +270,8 @@ static int numacore_move(struct task_struct *p, int src, int dst)
 		numacore_stat_add(NUMACORE_STAT_TASK_SWAPS, 1);
 		return 0;
 	}
-	numacore_stat_add(ret == -ESRCH ? NUMACORE_STAT_PLACE_NO_IMPROVEMENT :
-			  NUMACORE_STAT_PLACE_NO_CAPACITY, 1);
+	numacore_stat_add(ret == -ENOSPC ? NUMACORE_STAT_PLACE_NO_CAPACITY :
+			  NUMACORE_STAT_PLACE_NO_IMPROVEMENT, 1);
 	return ret;
 }
 
@@ -260,7 +284,7 @@ static int numacore_move(struct task_struct *p, int src, int dst)
  */
 void numacore_place_task(struct task_struct *p, struct numacore_task *nt)
 {
-	int src = task_node(p), dst;
+	int src = task_node(p), dst, ret;
 
 	if (numacore_is_moron() || !READ_ONCE(numacore_feat_task_follows))
 		return;
@@ -273,8 +297,9 @@ void numacore_place_task(struct task_struct *p, struct numacore_task *nt)
 		numacore_stat_add(NUMACORE_STAT_PLACE_BACKOFF, 1);
 		return;
 	}
-	if (numacore_move(p, src, dst)) {
-		numacore_place_backoff(nt);
+	ret = numacore_move(p, src, dst);
+	if (ret) {
+		numacore_place_backoff(nt, ret == -EBUSY || ret == -EPERM);
 		return;
 	}
 	nt->placed_node = dst;

@@ -183,6 +183,21 @@ enum numa_policy_lb_verdict
 numacore_can_migrate(struct task_struct *p, const struct numa_policy_lb_ctx *ctx);
 
 /* move.c: moving a task to its target node within capacity, or swapping. */
+
+/*
+ * Pages wait for their task through placement back-offs shorter than
+ * this; from it on (or at once when no task on the target node could
+ * ever trade places), the memory follows the task instead.
+ */
+#define NUMACORE_PLACE_PATIENCE_MS	2000
+
+/* Has @nt's task given up moving, so that its memory follows it? */
+static inline bool numacore_place_gave_up(const struct numacore_task *nt)
+{
+	return READ_ONCE(nt->place_backoff_ms) >= NUMACORE_PLACE_PATIENCE_MS &&
+	       time_before(jiffies, READ_ONCE(nt->place_next));
+}
+
 bool numacore_task_follows_memory(struct task_struct *p,
 				  struct numacore_task *nt, int node);
 void numacore_place_task(struct task_struct *p, struct numacore_task *nt);

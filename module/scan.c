@@ -265,8 +265,9 @@ static bool numacore_placement_converged(struct task_struct *p,
 
 	if (target == NUMA_NO_NODE)
 		return true;
+	/* A task that cannot move lets its memory follow: no more to wait for. */
 	if (target != task_node(p))
-		return false;
+		return numacore_place_gave_up(nt);
 	for (node = 0; node < nr_node_ids; node++)
 		all += numacore_class_faults(nt, node);
 	return numacore_class_faults(nt, target) * NUMACORE_MISPLACED_RATIO >=
@@ -283,7 +284,8 @@ static bool numacore_placement_converged(struct task_struct *p,
  * evidence and scans (fault_done starts a new window on a new node).
  * At scan_period_max_ms, while a pass over the mm is unfinished (an mm
  * larger than scan_size_mb), and while the task is away from its target
- * node or its memory is spread over nodes, the scan is never deferred.
+ * node (unless it gave up moving) or its memory is spread over nodes, the
+ * scan is never deferred.
  *
  * Return: true if the scan is deferred.
  */
