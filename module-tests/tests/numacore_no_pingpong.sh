@@ -2,15 +2,20 @@
 # SPDX-License-Identifier: GPL-2.0
 # policy=numacore does not ping-pong tasks between nodes: numa01 shape (one
 # process per node, 2 threads sharing its buffer).  From 20 s on (after
-# convergence) and for 30 s, no thread changes node more than once, and
-# guest system time stays within 5 points of stock 6.1 balancing on the
-# same workload in the same window.
+# convergence) and for 30 s, no thread changes node more than
+# MAX_CHANGES times, and guest system time stays within 5 points of stock
+# 6.1 balancing on the same workload in the same window.  MAX_CHANGES is
+# 2, not 1: the workload's samplers wake every 0.5 s, and the load
+# balancer sometimes moves a writer off its node (stock arm: 0 to 2
+# changes in that window); the policy then swaps it back once.  Tasks
+# flipping between nodes show many more.
 . "${0%/*}/lib/nc.sh"
 . "${0%/*}/lib/numacore.sh"
 . "${0%/*}/lib/placement.sh"
 SETTLE=20
 WINDOW=30
 SYS_MARGIN=5
+MAX_CHANGES=2
 nc_need_nodes 2
 nc_need_prog numa_bench
 nodes=$(nc_nodes_online)
@@ -52,7 +57,7 @@ echo "numacore: sys ${nc_sys}%, most node changes of one thread in ${WINDOW} s: 
 grep -E '^(result|summary)' /tmp/nc.bench.numacore
 grep -E '^(place_|task_|moves_undone|lb_)' "$NC_DEBUGFS/stats"
 nc_numacore_unload
-[ "$nc_changes" -le 1 ] || nc_fail "a thread changed node $nc_changes times in ${WINDOW} s"
+[ "$nc_changes" -le $MAX_CHANGES ] || nc_fail "a thread changed node $nc_changes times in ${WINDOW} s"
 [ "$nc_sys" -le $((stock_sys + SYS_MARGIN)) ] ||
 	nc_fail "system time ${nc_sys}% > stock ${stock_sys}% + $SYS_MARGIN"
-nc_pass "no ping-pong: <= 1 node change per thread, sys ${nc_sys}% (stock ${stock_sys}%)"
+nc_pass "no ping-pong: $nc_changes node changes per thread at most (stock $stock_changes), sys ${nc_sys}% (stock ${stock_sys}%)"
