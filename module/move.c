@@ -172,10 +172,27 @@ static int numacore_move_to_spare(struct task_struct *p, int dst)
 }
 
 /*
+ * Does the process of @tnt, a task that took too few faults to know its
+ * own memory, have its memory on @src rather than @dst, with no more of
+ * the task's own faults on @dst than on @src?  A thread that shares its
+ * process's buffer with a faster sibling may see few faults of its own.
+ */
+static bool numacore_group_wants(struct numacore_task *tnt, int src, int dst)
+{
+	unsigned long f = READ_ONCE(*numacore_group_faults(tnt, src));
+
+	return READ_ONCE(tnt->group_node) == src &&
+	       f >= NUMACORE_MOVE_MIN_PAGES &&
+	       f >= NUMACORE_MOVE_RATIO *
+		    READ_ONCE(*numacore_group_faults(tnt, dst)) &&
+	       numacore_node_faults(tnt, dst) <= numacore_node_faults(tnt, src);
+}
+
+/*
  * May @t, running on @dst, take @p's place on @src (at @src_cpu)?  When
  * @src is its target, or when @dst is not its target and it has no more
  * of its memory on @dst than on @src: then the swap costs it nothing.  A
- * task that has not seen its memory yet may be on it: it stays.
+ * task that has not seen enough of its memory goes by its process's.
  * A task that runs on its target never qualifies, so each swap leaves one
  * more task on its target for good and swaps cannot cycle.
  */
@@ -189,16 +206,18 @@ static bool numacore_swap_partner(struct task_struct *t, int src, int dst,
 	if (!cpumask_test_cpu(src_cpu, t->cpus_ptr))
 		return false;
 	rcu_read_lock();
-	tnt = numa_policy_task_data(t);
+	tnt = numacore_task(t);
 	if (!tnt) {
 		rcu_read_unlock();
 		return false;
 	}
 	target = numacore_target_node(tnt);
-	if (target == src)
+	if (!numacore_knows_memory(tnt))
+		ok = numacore_group_wants(tnt, src, dst);
+	else if (target == src)
 		ok = numacore_node_dominates(tnt, src, dst);
 	else
-		ok = target != dst && numacore_knows_memory(tnt) &&
+		ok = target != dst &&
 		     numacore_class_faults(tnt, dst) <=
 		     numacore_class_faults(tnt, src);
 	rcu_read_unlock();
@@ -215,7 +234,7 @@ static bool numacore_anchored(struct task_struct *t, int dst)
 	bool anchored;
 
 	rcu_read_lock();
-	tnt = numa_policy_task_data(t);
+	tnt = numacore_task(t);
 	anchored = tnt && numacore_target_node(tnt) == dst &&
 		   numacore_class_faults(tnt, dst) >= NUMACORE_MOVE_MIN_PAGES;
 	rcu_read_unlock();

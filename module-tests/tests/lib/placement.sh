@@ -58,3 +58,10 @@ nc_sys_ticks() {
 nc_sys_pct() {
 	echo "$1 $2" | awk '{ d = $4 - $2; printf "%d\n", (d > 0 ? 100 * ($3 - $1) / d : 0) }'
 }
+
+# nc_tasks_later SEC FILE COMM: in the background, after SEC seconds, save
+# the policy's per-task lines of the tasks named COMM into FILE (what the
+# policy believed near the end of a run, shown when a test fails).
+nc_tasks_later() {
+	( sleep "$1"; grep "comm=$3 " /sys/kernel/debug/numacore/tasks > "$2" ) &
+}
