@@ -11,23 +11,13 @@
 
 #include "numacore.h"
 
-/**
- * numacore_task_get() - the policy state of @p, allocated on first use
- * @p: current, in a callback that may sleep
- *
- * Return: the state, or NULL if it could not be allocated.
- */
-struct numacore_task *numacore_task_get(struct task_struct *p)
+/* Start @nt afresh for @p: no faults, no preferred node, no class. */
+static void numacore_task_init(struct task_struct *p, struct numacore_task *nt)
 {
-	struct numacore_task *nt = numa_policy_task_data(p);
-
-	if (nt)
-		return nt;
-
-	nt = kzalloc(struct_size(nt, faults, NUMACORE_FAULT_SLOTS), GFP_KERNEL);
-	if (!nt)
-		return NULL;
-
+	/* The kernel's head is left alone: the state stays attached. */
+	memset(&nt->exec_id, 0, struct_size(nt, faults, NUMACORE_FAULT_SLOTS) -
+	       offsetof(struct numacore_task, exec_id));
+	nt->exec_id = p->self_exec_id;
 	nt->node_stamp = p->se.sum_exec_runtime;
 	nt->scan_period_ms = READ_ONCE(numacore_scan_period_min_ms);
 	nt->scan_seq = p->mm ? READ_ONCE(p->mm->numa_scan_seq) : 0;
@@ -41,10 +31,37 @@ struct numacore_task *numacore_task_get(struct task_struct *p)
 	nt->placed_node = NUMA_NO_NODE;
 	nt->fault_type = -1;
 	nt->shared = -1;
+}
 
-	if (!numa_policy_set_task_data(p, nt)) {
+/**
+ * numacore_task_get() - the policy state of @p, allocated on first use
+ * @p: current, in a callback that may sleep
+ *
+ * A task that called exec() since the state was made starts afresh: the
+ * new program's memory says nothing of the old one's.
+ *
+ * Return: the state, or NULL if it could not be allocated.
+ */
+struct numacore_task *numacore_task_get(struct task_struct *p)
+{
+	struct numacore_task *nt = numacore_task(p);
+
+	if (nt) {
+		if (unlikely(nt->exec_id != p->self_exec_id)) {
+			numacore_task_init(p, nt);
+			numacore_stat_add(NUMACORE_STAT_EXEC_RESETS, 1);
+		}
+		return nt;
+	}
+
+	nt = kmalloc(struct_size(nt, faults, NUMACORE_FAULT_SLOTS), GFP_KERNEL);
+	if (!nt)
+		return NULL;
+	numacore_task_init(p, nt);
+
+	if (!numa_policy_set_task_data(p, &nt->head)) {
 		kfree(nt);
-		nt = numa_policy_task_data(p);
+		nt = numacore_task(p);
 	}
 	return nt;
 }
@@ -60,6 +77,7 @@ static void numacore_task_work(struct task_struct *p)
 		return;
 
 	numacore_scan(p, nt);
+	numacore_placement_update(p, nt);
 	numacore_preferred_update(p, nt);
 	numacore_place_task(p, nt);
 }
@@ -114,4 +132,6 @@ module_init(numacore_init);
 module_exit(numacore_exit);
 
 MODULE_LICENSE("GPL");
+/* The DKMS PACKAGE_VERSION in dkms.conf must match. */
+MODULE_VERSION("0.1");
 MODULE_DESCRIPTION("numa/core adaptive NUMA affinity (and MORON) as a loadable NUMA policy");

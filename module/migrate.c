@@ -49,7 +49,7 @@ static int numacore_fault_type(int last_cpu, bool same_task)
 int numacore_fault_target(struct page *page, struct vm_area_struct *vma,
 			  int cpu, int page_nid)
 {
-	struct numacore_task *nt = numa_policy_task_data(current);
+	struct numacore_task *nt = numacore_task(current);
 	int this_nid = cpu_to_node(cpu);
 	bool same_task;
 	int last_cpu;

@@ -62,6 +62,7 @@ enum numacore_stat {
 	NUMACORE_STAT_MOVES_UNDONE,
 	NUMACORE_STAT_LB_IMPROVES,
 	NUMACORE_STAT_LB_DEGRADES,
+	NUMACORE_STAT_EXEC_RESETS,
 	NUMACORE_STAT_NR,
 };
 
@@ -72,6 +73,8 @@ void numacore_stats_exit(void);
 /**
  * struct numacore_task - per-task policy state (kernel-freed, see
  * numa_policy_set_task_data())
+ * @head: what the kernel needs to free the state
+ * @exec_id: the task's self_exec_id when the state was (re)made
  * @node_stamp: task runtime (ns) at the task's last scan attempt
  * @scan_period_ms: current scan period, in task runtime
  * @scan_seq: mm scan sequence the fault vector was last decayed at
@@ -99,6 +102,8 @@ void numacore_stats_exit(void);
  *	then the process's faults per node (numacore_group_faults())
  */
 struct numacore_task {
+	struct numa_policy_task_data head;
+	u64 exec_id;
 	u64 node_stamp;
 	unsigned int scan_period_ms;
 	int scan_seq;
@@ -153,6 +158,17 @@ static inline unsigned long *numacore_group_faults(struct numacore_task *nt,
 
 /* Fault vector entries: per node and type, then per node for the group. */
 #define NUMACORE_FAULT_SLOTS	(nr_node_ids * (NUMACORE_FAULT_TYPES + 1))
+
+/*
+ * The state of @p, or NULL: valid in @p's own callbacks, or under
+ * rcu_read_lock() for a task found on the task list.
+ */
+static inline struct numacore_task *numacore_task(struct task_struct *p)
+{
+	struct numa_policy_task_data *head = numa_policy_task_data(p);
+
+	return head ? container_of(head, struct numacore_task, head) : NULL;
+}
 
 struct numacore_task *numacore_task_get(struct task_struct *p);
 

@@ -138,7 +138,7 @@ static void numacore_group_update(struct task_struct *p,
 
 	rcu_read_lock();
 	for_each_thread(p, t) {
-		tnt = numa_policy_task_data(t);
+		tnt = numacore_task(t);
 		if (!tnt)
 			continue;
 		for (node = 0; node < nr_node_ids; node++)
@@ -239,7 +239,7 @@ numacore_lb_verdict(struct numacore_task *nt,
 enum numa_policy_lb_verdict
 numacore_can_migrate(struct task_struct *p, const struct numa_policy_lb_ctx *ctx)
 {
-	struct numacore_task *nt = numa_policy_task_data(p);
+	struct numacore_task *nt = numacore_task(p);
 	enum numa_policy_lb_verdict verdict;
 
 	if (numacore_is_moron() || !nt)

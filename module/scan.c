@@ -10,7 +10,7 @@
  * mm->numa_scan_offset; mm->numa_scan_seq counts full passes.  While the
  * policy is registered the kernel's own scanner does not run and these
  * mm fields are ours.  Each scan marks up to scan_size_mb of *present*
- * pages PROT_NONE, counted by what change_prot_numa() changed, not by
+ * pages PROT_NONE, counted by the present PTEs changed, not by
  * the virtual range walked (which is bounded too, at 8x).
  *
  * The period starts at scan_period_min_ms (slow start, and again when the
@@ -164,9 +164,9 @@ void numacore_task_tick(struct task_struct *curr)
 	if (!curr->mm || (curr->flags & (PF_EXITING | PF_KTHREAD)))
 		return;
 
-	nt = numa_policy_task_data(curr);
-	if (!nt) {
-		/* First tick with memory: the work allocates the state. */
+	nt = numacore_task(curr);
+	if (!nt || nt->exec_id != curr->self_exec_id) {
+		/* First tick of a new program: the work (re)makes the state. */
 		numa_policy_queue_task_work(curr);
 		return;
 	}
@@ -189,20 +189,9 @@ void numacore_task_tick(struct task_struct *curr)
 	numa_policy_queue_task_work(curr);
 }
 
-/*
- * vma_policy_mof() is false for a shmem mapping without a shared policy of
- * its own, where the faulting task's policy applies: scan those too, so
- * that shared pages migrate.  An explicit shared policy is
- * still honoured when the page faults.
- */
-static bool numacore_vma_policy_allows(struct vm_area_struct *vma)
-{
-	return vma_policy_mof(vma) || (vma->vm_ops && vma->vm_ops->get_policy);
-}
-
 static bool numacore_vma_scannable(struct vm_area_struct *vma)
 {
-	if (!vma_migratable(vma) || !numacore_vma_policy_allows(vma) ||
+	if (!vma_migratable(vma) || !numa_policy_vma_mof(vma) ||
 	    is_vm_hugetlb_page(vma) || (vma->vm_flags & VM_MIXEDMAP))
 		return false;
 	/* Shared libraries and other read-only file mappings. */
@@ -237,7 +226,7 @@ static void numacore_scan_mm(struct mm_struct *mm)
 			start = max(start, vma->vm_start);
 			end = ALIGN(start + (pages << PAGE_SHIFT), HPAGE_SIZE);
 			end = min(end, vma->vm_end);
-			marked = change_prot_numa(vma, start, end);
+			marked = numa_policy_change_prot_numa(vma, start, end);
 			numacore_stat_add(NUMACORE_STAT_PAGES_MARKED, marked);
 			pages -= marked;
 			virtpages -= (end - start) >> PAGE_SHIFT;

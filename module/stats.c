@@ -44,6 +44,7 @@ static const char * const numacore_stat_names[NUMACORE_STAT_NR] = {
 	[NUMACORE_STAT_MOVES_UNDONE]	= "moves_undone",
 	[NUMACORE_STAT_LB_IMPROVES]	= "lb_improves",
 	[NUMACORE_STAT_LB_DEGRADES]	= "lb_degrades",
+	[NUMACORE_STAT_EXEC_RESETS]	= "exec_resets",
 };
 
 void numacore_stat_add(enum numacore_stat stat, long nr)
@@ -104,7 +105,7 @@ static int numacore_tasks_show(struct seq_file *m, void *v)
 	/* Exiting tasks free their data after an RCU grace period. */
 	rcu_read_lock();
 	for_each_process_thread(g, p) {
-		nt = numa_policy_task_data(p);
+		nt = numacore_task(p);
 		if (nt)
 			numacore_task_show(m, p, nt);
 	}

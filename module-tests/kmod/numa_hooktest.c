@@ -19,8 +19,8 @@
  *   the task_work, which may sleep, allocates the state with GFP_KERNEL.
  *   The kernel frees the state on task free and on unregistration.
  * - task_work marks up to HOOKTEST_SCAN_BYTES of the task's migratable
- *   VMAs PROT_NONE with change_prot_numa(), resuming where the task's
- *   previous pass stopped, and adds the PTEs changed to pages_marked.
+ *   VMAs PROT_NONE with numa_policy_change_prot_numa(), resuming where
+ *   the task's previous pass stopped, and adds the PTEs changed to pages_marked.
  * - can_migrate counts and stays neutral.
  * - Every callback checks the calling context the contract promises:
  *   might_sleep() where it says "may sleep" (CONFIG_DEBUG_ATOMIC_SLEEP
@@ -113,6 +113,7 @@ static void hooktest_count(enum hooktest_counter c, s64 n)
 
 /* Per-task state, attached with numa_policy_set_task_data(). */
 struct hooktest_task {
+	struct numa_policy_task_data head;	/* first: the kernel frees it */
 	u64 last_scan_runtime;		/* se.sum_exec_runtime at last scan */
 	unsigned long scan_offset;	/* where the next pass starts */
 	unsigned int gen;		/* hooktest_gen when allocated */
@@ -133,7 +134,9 @@ MODULE_PARM_DESC(scan_delay_ms,
 static struct hooktest_task *hooktest_task_data(struct task_struct *p,
 						bool in_exit)
 {
-	struct hooktest_task *ht = numa_policy_task_data(p);
+	struct numa_policy_task_data *head = numa_policy_task_data(p);
+	struct hooktest_task *ht = head ?
+		container_of(head, struct hooktest_task, head) : NULL;
 
 	if (ht && READ_ONCE(ht->gen) != atomic_read(&hooktest_gen)) {
 		hooktest_count(HT_STALE_TASK_DATA, 1);
@@ -218,7 +221,7 @@ static void hooktest_task_tick(struct task_struct *curr)
 
 static bool hooktest_vma_scannable(struct vm_area_struct *vma)
 {
-	if (!vma_migratable(vma) || !vma_policy_mof(vma) ||
+	if (!vma_migratable(vma) || !numa_policy_vma_mof(vma) ||
 	    is_vm_hugetlb_page(vma) || (vma->vm_flags & VM_MIXEDMAP))
 		return false;
 	/* read-only file mappings (library text): not worth migrating */
@@ -248,7 +251,7 @@ static bool hooktest_scan_from(struct mm_struct *mm, unsigned long *start,
 		while (addr < vma->vm_end && *budget) {
 			end = ALIGN(addr + *budget, HPAGE_SIZE);
 			end = min(end, vma->vm_end);
-			*marked += change_prot_numa(vma, addr, end);
+			*marked += numa_policy_change_prot_numa(vma, addr, end);
 			*budget -= min(*budget, end - addr);
 			addr = end;
 			cond_resched();
@@ -300,9 +303,9 @@ static void hooktest_task_work(struct task_struct *p)
 		if (!ht)
 			return;
 		ht->gen = atomic_read(&hooktest_gen);
-		if (!numa_policy_set_task_data(p, ht)) {
+		if (!numa_policy_set_task_data(p, &ht->head)) {
 			kfree(ht);
-			ht = numa_policy_task_data(p);
+			ht = hooktest_task_data(p, false);
 		} else {
 			hooktest_count(HT_TASK_DATA_ALLOCATED, 1);
 		}

@@ -16,6 +16,10 @@
  *                process's writers run.
  * --mbind-remote keeps the region bound (mbind MPOL_BIND) to the remote node
  * after the first touch: a balancer that respects mempolicy must NOT move it.
+ * --interleave sets an MPOL_INTERLEAVE task policy over all nodes after the
+ * first touch (instead of MPOL_DEFAULT), which the writer threads inherit:
+ * with --map-shared that is the policy of the shmem buffer at fault time,
+ * and without MPOL_F_MOF a balancer must NOT move its pages.
  *
  * Memory: by default each process mmaps its own private anonymous buffer of
  * --mb MiB.  With --map-shared one MAP_SHARED|MAP_ANONYMOUS buffer of P*mb MiB
@@ -33,7 +37,7 @@
  * OUTPUT (stdout, one line each, key=value, written atomically):
  *   config procs=<P> threads=<T> mb=<M> start=<remote|local|cpu-follows>
  *          write=<slices|shared> map=<private|shared> thp=<always|never|default>
- *          mbind_remote=<0|1> nodes=<N> target=<pct> seconds=<S> sample_ms=<ms>
+ *          mbind_remote=<0|1> interleave=<0|1> nodes=<N> target=<pct> seconds=<S> sample_ms=<ms>
  *          query=<pagemap|move_pages>   (page->node method, see numa_util.h)
  *   proc proc=<i> pid=<pid> node=<home node> mem_node=<first-touch node> pages=<n>
  *   sample proc=<i> t_ms=<ms> local_pct=<x.x> pages=<n> node_pages=<n0>,<n1>,...
@@ -76,7 +80,7 @@ static struct {
 	int procs, threads, mb, seconds, target, sample_ms, node;
 	enum start_mode start;
 	enum thp_mode thp;
-	int shared, map_shared, mbind_remote;
+	int shared, map_shared, mbind_remote, interleave;
 } opt = {
 	.procs = 2, .threads = 2, .mb = 64, .seconds = 30, .target = 0,
 	.sample_ms = 500, .node = -1, .start = START_REMOTE, .thp = THP_DEFAULT,
@@ -129,6 +133,7 @@ static void usage(int code)
 		"  --map-shared       one MAP_SHARED anonymous buffer created before fork,\n"
 		"                     all processes on the same node\n"
 		"  --mbind-remote     keep the buffer mbind(MPOL_BIND) to the remote node\n"
+		"  --interleave       MPOL_INTERLEAVE task policy after the first touch\n"
 		"  --thp always|never|default   madvise(MADV_HUGEPAGE/NOHUGEPAGE)\n"
 		"  --target PCT       stop once every process reached PCT%% locality (0=off)\n"
 		"  --sample-ms MS     sampling period (default 500)\n"
@@ -161,6 +166,7 @@ static void parse_args(int argc, char **argv)
 		{ "start", required_argument, 0, 'S' },
 		{ "shared", no_argument, 0, 'x' },
 		{ "map-shared", no_argument, 0, 'M' },
+		{ "interleave", no_argument, 0, 'I' },
 		{ "mbind-remote", no_argument, 0, 'b' },
 		{ "thp", required_argument, 0, 'H' },
 		{ "target", required_argument, 0, 'T' },
@@ -171,7 +177,7 @@ static void parse_args(int argc, char **argv)
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "p:t:m:s:S:xMbH:T:i:n:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:t:m:s:S:xMIbH:T:i:n:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'p': opt.procs = parse_int(optarg, "--procs", 1, MAXP); break;
 		case 't': opt.threads = parse_int(optarg, "--threads", 1, MAXT); break;
@@ -182,6 +188,7 @@ static void parse_args(int argc, char **argv)
 		case 'n': opt.node = parse_int(optarg, "--node", 0, NU_MAX_NODES - 1); break;
 		case 'x': opt.shared = 1; break;
 		case 'M': opt.map_shared = 1; break;
+		case 'I': opt.interleave = 1; break;
 		case 'b': opt.mbind_remote = 1; break;
 		case 'S':
 			if (!strcmp(optarg, "remote"))
@@ -342,9 +349,10 @@ static void run_proc(int i)
 		die("set_mempolicy(MPOL_BIND)", -r);
 	for (size_t off = 0; off < region_len; off += NU_PAGE_SIZE)
 		region[off] = 1;
-	r = nu_task_policy_default();
+	r = opt.interleave ? nu_interleave_task(nodes) : nu_task_policy_default();
 	if (r)
-		die("set_mempolicy(MPOL_DEFAULT)", -r);
+		die(opt.interleave ? "set_mempolicy(MPOL_INTERLEAVE)" :
+		    "set_mempolicy(MPOL_DEFAULT)", -r);
 	if (opt.mbind_remote) {
 		r = nu_mbind_node(region, region_len, NU_MPOL_BIND, mem_node, 0);
 		if (r)
@@ -486,10 +494,10 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	nu_out("config procs=%d threads=%d mb=%d start=%s write=%s map=%s thp=%s mbind_remote=%d nodes=%d target=%d seconds=%d sample_ms=%d query=%s\n",
+	nu_out("config procs=%d threads=%d mb=%d start=%s write=%s map=%s thp=%s mbind_remote=%d interleave=%d nodes=%d target=%d seconds=%d sample_ms=%d query=%s\n",
 	       opt.procs, opt.threads, opt.mb, start_name[opt.start],
 	       opt.shared ? "shared" : "slices", opt.map_shared ? "shared" : "private",
-	       thp_name[opt.thp], opt.mbind_remote, nodes, opt.target, opt.seconds,
+	       thp_name[opt.thp], opt.mbind_remote, opt.interleave, nodes, opt.target, opt.seconds,
 	       opt.sample_ms, nu_page_query_method());
 
 	tstart = nu_now_ms();

@@ -208,6 +208,19 @@ int nu_bind_task_node(int node)
 	return 0;
 }
 
+int nu_interleave_task(int nodes)
+{
+	unsigned long mask[2] = { 0, 0 };
+
+	if (nodes < 1 || nodes > NU_MAX_NODES)
+		return -EINVAL;
+	for (int n = 0; n < nodes; n++)
+		mask[n / (8 * sizeof(long))] |= 1UL << (n % (8 * sizeof(long)));
+	if (syscall(SYS_set_mempolicy, NU_MPOL_INTERLEAVE, mask, NU_MAX_NODES + 1))
+		return -errno;
+	return 0;
+}
+
 int nu_task_policy_default(void)
 {
 	if (syscall(SYS_set_mempolicy, NU_MPOL_DEFAULT, NULL, 0))

@@ -53,6 +53,8 @@ int nu_unpin(void);
 /* Task policy: MPOL_BIND to @node / back to MPOL_DEFAULT. 0 or -errno. */
 int nu_bind_task_node(int node);
 int nu_task_policy_default(void);
+/* Task policy: MPOL_INTERLEAVE over nodes 0..@nodes-1. 0 or -errno. */
+int nu_interleave_task(int nodes);
 /* VMA policy on [addr, addr+len): @mode with @node (node ignored for
  * MPOL_DEFAULT), @flags MPOL_MF_*. 0 or -errno. */
 int nu_mbind_node(void *addr, size_t len, int mode, int node, unsigned flags);
