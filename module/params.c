@@ -6,6 +6,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/kernel.h>
+#include <linux/minmax.h>
 #include <linux/moduleparam.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
@@ -26,10 +27,13 @@ bool numacore_feat_task_follows = true;
 /* Cross-parameter checks wait for the end of insmod's argument list. */
 static bool numacore_loaded;
 
-/* Length of a written value without the newline echo adds. */
+/* Characters of a refused value quoted in the kernel message, at most. */
+#define NUMACORE_PARAM_QUOTE_MAX	32
+
+/* Length of a written value to quote: no newline, no screenful. */
 static int numacore_arglen(const char *buf)
 {
-	return strcspn(buf, "\n");
+	return min_t(size_t, strcspn(buf, "\n"), NUMACORE_PARAM_QUOTE_MAX);
 }
 
 static const char * const numacore_policy_names[] = {
@@ -75,9 +79,9 @@ static int numacore_param_set_uint(const char *buf, const struct kernel_param *k
 	unsigned int val;
 	int ret;
 
-	ret = kstrtouint(buf, 0, &val);
+	ret = kstrtouint(buf, 10, &val);
 	if (ret || val < p->min || val > p->max) {
-		pr_err("%s='%.*s' refused: not an integer in [%u, %u]\n",
+		pr_err("%s='%.*s' refused: not a decimal integer in [%u, %u]\n",
 		       kp->name, numacore_arglen(buf), buf, p->min, p->max);
 		return -EINVAL;
 	}
@@ -149,14 +153,23 @@ static const struct kernel_param_ops numacore_policy_ops = {
 module_param_cb(policy, &numacore_policy_ops, NULL, 0644);
 MODULE_PARM_DESC(policy, "numacore (adaptive affinity, default) or moron (migrate every misplaced page at once)");
 
+/* Exactly these words (kstrtobool() would take "10" or "yes" too). */
+static const char * const numacore_bool_on[] = { "1", "y", "Y", "on" };
+static const char * const numacore_bool_off[] = { "0", "n", "N", "off" };
+
 static int numacore_param_set_feature(const char *buf, const struct kernel_param *kp)
 {
-	int ret = param_set_bool(buf, kp);
-
-	if (ret)
-		pr_err("%s='%.*s' refused: use 0/1, y/n or on/off\n", kp->name,
-		       numacore_arglen(buf), buf);
-	return ret ? -EINVAL : 0;
+	if (sysfs_match_string(numacore_bool_on, buf) >= 0) {
+		WRITE_ONCE(*(bool *)kp->arg, true);
+		return 0;
+	}
+	if (sysfs_match_string(numacore_bool_off, buf) >= 0) {
+		WRITE_ONCE(*(bool *)kp->arg, false);
+		return 0;
+	}
+	pr_err("%s='%.*s' refused: use 0/1, y/n or on/off\n", kp->name,
+	       numacore_arglen(buf), buf);
+	return -EINVAL;
 }
 
 static const struct kernel_param_ops numacore_feature_ops = {

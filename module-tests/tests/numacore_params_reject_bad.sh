@@ -20,8 +20,12 @@ refuse() {	# refuse PARAM VALUE
 	[ "$n" -eq 1 ] || { echo "$n 'numacore: $1=... refused' kernel messages for $1='$2', want 1"; fails=$((fails + 1)); }
 }
 nc_numacore_load
+# under a page, so that sysfs passes it to the module whole
+long=$(printf '%4000s' | tr ' ' 7)
 for p in scan_period_min_ms scan_period_max_ms scan_size_mb settle_count; do
-	for v in 0 -1 abc 1.5 "" 99999999999; do refuse $p "$v"; done
+	for v in 0 -1 abc 1.5 "" " " 0x10 1e3 4294967296 12345678901234567890 "$long"; do
+		refuse $p "$v"
+	done
 done
 refuse scan_size_mb 65537
 refuse scan_period_min_ms 3600001
@@ -29,18 +33,23 @@ max=$(cat $NC_PARAMS/scan_period_max_ms)
 refuse scan_period_min_ms $((max + 1))
 min=$(cat $NC_PARAMS/scan_period_min_ms)
 refuse scan_period_max_ms $((min - 1))
-for v in fifo "" 1 MORON; do refuse policy "$v"; done
-for p in faults_up faults_down settle; do for v in 2 maybe -1; do refuse $p "$v"; done; done
+for v in fifo "" 1 MORON numacore2 " numacore" "$long"; do refuse policy "$v"; done
+for p in faults_up faults_down first_fault task_follows settle; do
+	for v in 2 maybe -1 "" 10 1x yes "$long"; do refuse $p "$v"; done
+done
 nc_numacore_unload
 echo "$writes bad writes through $NC_PARAMS"
-for bad in scan_size_mb=0 settle_count=-3 scan_period_min_ms=x policy=none "scan_period_min_ms=5000 scan_period_max_ms=1000"; do
+for bad in scan_size_mb=0 settle_count=-3 scan_period_min_ms=x scan_size_mb=0x10 \
+	settle_count=4294967296 policy=none task_follows=2 \
+	"scan_period_min_ms=5000 scan_period_max_ms=1000" \
+	"scan_period_max_ms=1000 scan_period_min_ms=5000"; do
 	m=$(nc_dmesg_mark)
 	if insmod "$NC_KO" $bad 2>/dev/null; then
 		echo "insmod with $bad succeeded"; fails=$((fails + 1)); rmmod numacore
 	fi
 	[ -d /sys/module/numacore ] && { echo "numacore left behind by $bad"; fails=$((fails + 1)); }
 	p=${bad%%=*}
-	n=$(nc_dmesg_since "$m" | grep -c "numacore: $p=")
+	n=$(nc_dmesg_since "$m" | grep -c "numacore: .*$p=")
 	[ "$n" -ge 1 ] || { echo "no 'numacore: $p=...' kernel message for insmod $bad"; fails=$((fails + 1)); }
 done
 [ "$fails" -eq 0 ] || nc_fail "$fails problem(s)"
