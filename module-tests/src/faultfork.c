@@ -8,6 +8,8 @@
  *   page, move to another node's CPUs (round robin, unless --no-hop), write
  *   it again (so NUMA hinting faults see remote accesses), madvise
  *   MADV_DONTNEED the first half, write it again (fresh faults), munmap.
+ *   Before each write every page is checked to hold what was written
+ *   last (zero after MADV_DONTNEED): pages that do not count as corrupt.
  * One forker thread forks a short-lived child every --fork-ms (default 20):
  *   the child writes every page of a 1 MiB buffer inherited from the parent
  *   (COW faults), mmaps and touches 256 KiB more, and _exit(0)s; the forker
@@ -16,7 +18,7 @@
  * OUTPUT:
  *   progress t_ms=<ms> rounds=<n> forks=<n>          (about once a second)
  *   faultfork threads=<T> seconds=<S> rounds=<n> pages=<n> forks=<n>
- *             children_failed=<n> errors=<n>
+ *             children_failed=<n> errors=<n> corrupt=<n>
  * Exit 0 if everything ran and every child exited 0, 1 otherwise, 2 on usage.
  */
 #include "numa_util.h"
@@ -38,7 +40,7 @@
 
 static int opt_threads = 4, opt_seconds = 10, opt_mb = 8, opt_fork_ms = 20, opt_hop = 1;
 static atomic_int stop;
-static _Atomic long rounds, pages, forks, kids_failed, errors;
+static _Atomic long rounds, pages, forks, kids_failed, errors, corrupt;
 static char *child_buf;
 static int nodes;
 
@@ -75,6 +77,20 @@ static long write_pages(char *p, size_t len, int val)
 	return n;
 }
 
+/* Pages of [p, p+len) whose written line does not hold @val throughout. */
+static long check_pages(const char *p, size_t len, int val)
+{
+	long bad = 0;
+
+	for (size_t off = 0; off < len; off += NU_PAGE_SIZE)
+		for (int i = 0; i < 64; i++)
+			if (p[off + i] != (char)val) {
+				bad++;
+				break;
+			}
+	return bad;
+}
+
 static void *worker(void *arg)
 {
 	long id = (long)arg;
@@ -83,7 +99,7 @@ static void *worker(void *arg)
 
 	while (!atomic_load(&stop)) {
 		char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		long n;
+		long n, bad;
 
 		if (p == MAP_FAILED) {
 			atomic_fetch_add(&errors, 1);
@@ -93,10 +109,16 @@ static void *worker(void *arg)
 		n = write_pages(p, len, 1);
 		if (opt_hop && nodes > 1)
 			nu_pin_to_node(hop++ % nodes);
+		bad = check_pages(p, len, 1);
 		n += write_pages(p, len, 2);
 		if (madvise(p, len / 2, MADV_DONTNEED))
 			atomic_fetch_add(&errors, 1);
+		bad += check_pages(p, len / 2, 0);
+		bad += check_pages(p + len / 2, len - len / 2, 2);
 		n += write_pages(p, len, 3);
+		bad += check_pages(p, len, 3);
+		if (bad)
+			atomic_fetch_add(&corrupt, bad);
 		munmap(p, len);
 		atomic_fetch_add(&pages, n);
 		atomic_fetch_add(&rounds, 1);
@@ -223,8 +245,10 @@ int main(int argc, char **argv)
 		pthread_join(tids[i], NULL);
 	if (opt_fork_ms > 0)
 		pthread_join(ftid, NULL);
-	nu_out("faultfork threads=%d seconds=%d rounds=%ld pages=%ld forks=%ld children_failed=%ld errors=%ld\n",
+	nu_out("faultfork threads=%d seconds=%d rounds=%ld pages=%ld forks=%ld children_failed=%ld errors=%ld corrupt=%ld\n",
 	       opt_threads, opt_seconds, atomic_load(&rounds), atomic_load(&pages),
-	       atomic_load(&forks), atomic_load(&kids_failed), atomic_load(&errors));
-	return (atomic_load(&kids_failed) || atomic_load(&errors) || !atomic_load(&rounds)) ? 1 : 0;
+	       atomic_load(&forks), atomic_load(&kids_failed), atomic_load(&errors),
+	       atomic_load(&corrupt));
+	return (atomic_load(&kids_failed) || atomic_load(&errors) ||
+		atomic_load(&corrupt) || !atomic_load(&rounds)) ? 1 : 0;
 }
