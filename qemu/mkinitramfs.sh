@@ -50,6 +50,9 @@ if [ -d "$PROGS" ]; then
 	done
 fi
 
+# The status tool shipped with the module.
+install -m 0755 "$TOP/module/numacore-stat" "$STAGE/bin/numacore-stat"
+
 # Modules.
 nmods=0
 for d in module module-tests/kmod; do
