@@ -17,7 +17,7 @@ MODULE_DIRS ?= module module-tests/kmod
 # Packages `make deps` installs (Debian 12 names).  patch, xz-utils and perl
 # are used directly by the pipeline (applying the series, unpacking the
 # tarball, checkpatch) and are listed rather than trusted to come along.
-DEPS_PACKAGES := linux-source-6.1 qemu-system-x86 busybox-static cpio bc bison \
+DEPS_PACKAGES := linux-source-6.1 linux-headers-amd64 qemu-system-x86 busybox-static cpio bc bison \
 	flex libelf-dev libssl-dev kmod dkms gcc make libc6-dev python3 \
 	gnuplot-nox numad patch xz-utils perl
 

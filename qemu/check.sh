@@ -3,7 +3,10 @@
 #
 #  1. checkpatch: each patch listed in hooks-patch/series (--strict) and each
 #     module/*.c, module/*.h (--no-tree -f); one TAP test per file.
-#  2. every boot in module-tests/boots.conf, sequentially, via qemu/boot.sh;
+#  2. qemu/dkms-check.sh: the DKMS build from dkms.conf + module/, and its
+#     refusal of Debian's stock headers; the initramfs is remade with the
+#     DKMS-built module (/modules/numacore-dkms.ko).
+#  3. every boot in module-tests/boots.conf, sequentially, via qemu/boot.sh;
 #     the guests' TAP results are renumbered into one stream as
 #     <boot>/<test>, plus one <boot>/console_clean test per boot that fails
 #     on a kernel splat (a console line with a printk timestamp matching one
@@ -11,10 +14,10 @@
 #     check dmesg with), a timeout or a missing NC-DONE.  A test that skips
 #     counts as failed unless its boots.conf entry allows the skip (test
 #     name suffixed with '?'); a test that never reported counts as failed.
-#  3. last line: "N passed, N failed, N skipped"; exit 1 if anything failed.
+#  4. last line: "N passed, N failed, N skipped"; exit 1 if anything failed.
 #
 # Environment: BOOTS (boots file), BOOT_TIMEOUT (seconds per boot, default
-# 120 + 330 per test), CHECK_ONLY (space-separated boot names to run).
+# 120 + per test 330, or its "# nc-timeout:" + 30 if longer), CHECK_ONLY (space-separated boot names to run).
 set -uo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -71,6 +74,18 @@ else
 	done
 fi
 
+# ------------------------------------------------------------------ dkms ---
+# DKMS builds numacore.ko from dkms.conf + module/ in a scratch tree; the
+# initramfs is then remade so that the guests can load that module.
+while read -r line; do
+	case "$line" in
+	"ok "*) result ok "${line#ok }" ;;
+	"not ok "*) result "not ok" "${line#not ok }" ;;
+	*) echo "$line" ;;
+	esac
+done < <("$TOP/qemu/dkms-check.sh" 2>&1)
+"$TOP/qemu/mkinitramfs.sh" | diag
+
 # ----------------------------------------------------------------- boots ---
 # Kernel console lines (PRINTK_TIME prefix, possibly in the middle of a line
 # when printk interleaved with user output) that mean the boot is not clean:
@@ -118,7 +133,16 @@ while IFS= read -r line <&3 || [ -n "$line" ]; do
 		names+=("$e")
 	done
 	btests=$(IFS=,; echo "${names[*]}")
-	to=${BOOT_TIMEOUT:-$((120 + 330 * ${#names[@]}))}
+	# 330 s per test, or its own "# nc-timeout: SEC" (the guest's limit
+	# for it) plus 30 s when that is longer.
+	budget=120
+	for e in "${names[@]}"; do
+		t=$(sed -n 's/^#[[:space:]]*nc-timeout:[[:space:]]*\([0-9][0-9]*\).*/\1/p' \
+			"$TOP/module-tests/tests/$e.sh" 2>/dev/null | head -n 1)
+		t=$(( ${t:-0} + 30 ))
+		budget=$(( budget + (t > 330 ? t : 330) ))
+	done
+	to=${BOOT_TIMEOUT:-$budget}
 	log=$LOGS/$bname.log
 	echo "# boot $bname: $bnodes nodes x $bcpus vCPUs x ${bmem}MB, tests $btests${bextra:+, append '$bextra'} (log build/logs/$bname.log)"
 	bstart=$(date +%s)

@@ -62,6 +62,11 @@ for d in module module-tests/kmod; do
 		nmods=$((nmods + 1))
 	done
 done
+# The numacore.ko that DKMS built (qemu/dkms-check.sh), when there is one.
+if [ -f "$TOP/build/dkms/numacore-dkms.ko" ]; then
+	install -m 0644 "$TOP/build/dkms/numacore-dkms.ko" "$STAGE/modules/"
+	nmods=$((nmods + 1))
+fi
 
 # numad (dynamically linked): binary, libraries and loader at their host paths.
 NUMAD=$(PATH=/usr/sbin:/usr/bin:/sbin:/bin command -v numad || true)
