@@ -7,7 +7,15 @@
 
 SHELL      := /bin/bash
 TOP        := $(CURDIR)
+# DEBUG=1: the same pipeline on a kernel with KASAN, lockdep, DEBUG_VM,
+# kmemleak and fault injection (qemu/debug.config), all in build/debug/.
+ifeq ($(DEBUG),1)
+BUILD      := $(TOP)/build/debug
+export NC_DEBUG := 1
+else
 BUILD      := $(TOP)/build
+endif
+export NC_BUILD := $(BUILD)
 KSRC_DEFAULT := $(BUILD)/linux-source-6.1
 KDIR       ?= $(KSRC_DEFAULT)
 JOBS       ?= $(shell nproc)

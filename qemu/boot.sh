@@ -19,7 +19,7 @@ set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 nodes=2 cpus=2 mem=1024 tests= append= timeout=600 name=boot log=
-kernel=$TOP/build/bzImage initrd=$TOP/build/initramfs.cpio quiet=0 interactive=0
+kernel=${NC_BUILD:-$TOP/build}/bzImage initrd=${NC_BUILD:-$TOP/build}/initramfs.cpio quiet=0 interactive=0
 QEMU=${QEMU:-qemu-system-x86_64}
 
 usage() { sed -n '2,/^set -e/p' "$0" | sed 's/^# \{0,1\}//; /^set -e/d' >&2; exit 2; }
@@ -46,7 +46,7 @@ for v in nodes cpus mem timeout; do
 done
 [ -f "$kernel" ] || { echo "boot.sh: kernel $kernel not found (make kernel)" >&2; exit 2; }
 [ -f "$initrd" ] || { echo "boot.sh: initrd $initrd not found (make initramfs)" >&2; exit 2; }
-[ -n "$log" ] || log=$TOP/build/logs/$name.log
+[ -n "$log" ] || log=${NC_BUILD:-$TOP/build}/logs/$name.log
 mkdir -p "$(dirname "$log")"
 
 smp=$((nodes * cpus))

@@ -12,17 +12,23 @@
 #   kernel-config.hash   hash of guest.config + applied series used for .config
 #   bzImage              the result
 #
-# Environment: TOP (repo root), KSRC_TARBALL, JOBS.
+# Environment: TOP (repo root), KSRC_TARBALL, JOBS; NC_BUILD (build directory,
+# default build/), NC_DEBUG=1 (add qemu/debug.config to the fragment).
 set -euo pipefail
 
 TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
-BUILD=$TOP/build
+BUILD=${NC_BUILD:-$TOP/build}
 TREE=$BUILD/linux-source-6.1
 TARBALL=${KSRC_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 PATCHDIR=$TOP/hooks-patch
 SERIES=$PATCHDIR/series
 APPLIED=$BUILD/applied
 FRAGMENT=$TOP/qemu/guest.config
+if [ "${NC_DEBUG:-0}" = 1 ]; then
+	mkdir -p "$BUILD"
+	cat "$FRAGMENT" "$TOP/qemu/debug.config" > "$BUILD/guest+debug.config"
+	FRAGMENT=$BUILD/guest+debug.config
+fi
 JOBS=${JOBS:-$(nproc)}
 
 . "$TOP/qemu/lib.sh"
@@ -161,4 +167,4 @@ log "building bzImage (+modules, for Module.symvers) with -j$JOBS"
 make -C "$TREE" -s -j"$JOBS" bzImage modules
 cp "$TREE/arch/x86/boot/bzImage" "$BUILD/bzImage.tmp"
 mv "$BUILD/bzImage.tmp" "$BUILD/bzImage"
-log "done: build/bzImage ($(grep -o '^CONFIG_NUMA_POLICY_HOOKS=y' "$TREE/.config" || echo 'no NUMA_POLICY_HOOKS'))"
+log "done: ${BUILD#"$TOP"/}/bzImage ($(grep -o '^CONFIG_NUMA_POLICY_HOOKS=y' "$TREE/.config" || echo 'no NUMA_POLICY_HOOKS'))"

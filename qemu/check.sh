@@ -21,9 +21,10 @@
 set -uo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-TREE=$TOP/build/linux-source-6.1
+BUILD=${NC_BUILD:-$TOP/build}
+TREE=$BUILD/linux-source-6.1
 BOOTS=${BOOTS:-$TOP/module-tests/boots.conf}
-LOGS=$TOP/build/logs
+LOGS=$BUILD/logs
 mkdir -p "$LOGS"
 
 n=0 pass=0 fail=0 skip=0
@@ -144,7 +145,7 @@ while IFS= read -r line <&3 || [ -n "$line" ]; do
 	done
 	to=${BOOT_TIMEOUT:-$budget}
 	log=$LOGS/$bname.log
-	echo "# boot $bname: $bnodes nodes x $bcpus vCPUs x ${bmem}MB, tests $btests${bextra:+, append '$bextra'} (log build/logs/$bname.log)"
+	echo "# boot $bname: $bnodes nodes x $bcpus vCPUs x ${bmem}MB, tests $btests${bextra:+, append '$bextra'} (log ${LOGS#"$TOP"/}/$bname.log)"
 	bstart=$(date +%s)
 	"$TOP/qemu/boot.sh" --quiet --name "$bname" --nodes "$bnodes" \
 		--cpus-per-node "$bcpus" --mem-per-node "$bmem" --tests "$btests" \

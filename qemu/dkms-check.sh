@@ -16,8 +16,9 @@
 #                             by BUILD_EXCLUSIVE_CONFIG, building nothing
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-TREE=${KDIR:-$TOP/build/linux-source-6.1}
-D=$TOP/build/dkms
+BUILD=${NC_BUILD:-$TOP/build}
+TREE=${KDIR:-$BUILD/linux-source-6.1}
+D=$BUILD/dkms
 VER=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$TOP/dkms.conf")
 
 ok() { echo "ok $1"; }

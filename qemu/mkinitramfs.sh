@@ -9,7 +9,7 @@
 set -euo pipefail
 
 TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
-BUILD=$TOP/build
+BUILD=${NC_BUILD:-$TOP/build}
 STAGE=$BUILD/initramfs
 OUT=$BUILD/initramfs.cpio
 PROGS=$BUILD/module-tests
@@ -63,8 +63,8 @@ for d in module module-tests/kmod; do
 	done
 done
 # The numacore.ko that DKMS built (qemu/dkms-check.sh), when there is one.
-if [ -f "$TOP/build/dkms/numacore-dkms.ko" ]; then
-	install -m 0644 "$TOP/build/dkms/numacore-dkms.ko" "$STAGE/modules/"
+if [ -f "$BUILD/dkms/numacore-dkms.ko" ]; then
+	install -m 0644 "$BUILD/dkms/numacore-dkms.ko" "$STAGE/modules/"
 	nmods=$((nmods + 1))
 fi
 
@@ -93,4 +93,4 @@ echo "root:x:0:" > "$STAGE/etc/group"
 (cd "$STAGE" && find . -mindepth 1 | LC_ALL=C sort |
 	cpio --quiet -o -H newc -R 0:0 > "$OUT.tmp")
 mv "$OUT.tmp" "$OUT"
-echo "initramfs: build/initramfs.cpio ($(du -h "$OUT" | cut -f1)): $ntests test scripts, $nprogs programs, $nmods modules, numad=${NUMAD:-none}"
+echo "initramfs: ${OUT#"$TOP"/} ($(du -h "$OUT" | cut -f1)): $ntests test scripts, $nprogs programs, $nmods modules, numad=${NUMAD:-none}"

@@ -361,3 +361,20 @@ nc_mbind_with_control() {
 	done < /tmp/nc.bound.procs
 	rm -f /tmp/nc.bound.maps.* /tmp/nc.bound.procs
 }
+
+# Leak checks.  On a kernel with kmemleak (make check DEBUG=1) slab usage
+# says nothing (KASAN's quarantine holds freed objects): kmemleak decides.
+NC_KMEMLEAK=/sys/kernel/debug/kmemleak
+nc_kmemleak() { [ -w "$NC_KMEMLEAK" ]; }
+# nc_kmemleak_clear: forget what kmemleak found so far (the boot's own).
+nc_kmemleak_clear() { nc_kmemleak && echo clear > "$NC_KMEMLEAK"; }
+# nc_kmemleak_count ERE: scan twice, print how many unreferenced objects
+# have a backtrace line matching ERE (their reports go to stderr).
+nc_kmemleak_count() {
+	echo scan > "$NC_KMEMLEAK"; sleep 5; echo scan > "$NC_KMEMLEAK"
+	awk -v re="$1" '
+		function end() { if (ours) { n++; printf "%s", blk > "/dev/stderr" } ours = 0; blk = "" }
+		/^unreferenced object/ { end() }
+		{ blk = blk $0 "\n"; if ($0 ~ re) ours = 1 }
+		END { end(); print n + 0 }' "$NC_KMEMLEAK"
+}
