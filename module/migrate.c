@@ -24,6 +24,43 @@
 #include <linux/topology.h>
 
 #include "numacore.h"
+#include "numacore_trace.h"
+
+static int numacore_fault_type(int last_cpu, bool same_task)
+{
+	if (last_cpu < 0)
+		return NUMACORE_UNKNOWN;
+	return same_task ? NUMACORE_PRIVATE : NUMACORE_SHARED;
+}
+
+/* Where the page of a fault on another node than @this_nid goes, and why. */
+static int numacore_remote_target(struct numacore_task *nt, int page_nid,
+				  int this_nid, int last_cpu, int *reason)
+{
+	if (numacore_is_moron()) {
+		*reason = NUMACORE_FAULT_MORON;
+		return this_nid;
+	}
+	if (nt && numacore_task_follows_memory(current, nt, page_nid)) {
+		numacore_stat_add(NUMACORE_STAT_MIGRATE_DEFERRED, 1);
+		*reason = NUMACORE_FAULT_DEFERRED;
+		return NUMA_NO_NODE;
+	}
+	if (last_cpu < 0 && READ_ONCE(numacore_feat_first_fault)) {
+		*reason = NUMACORE_FAULT_FIRST;
+		return this_nid;
+	}
+	if (last_cpu < 0 || cpu_to_node(last_cpu) != this_nid) {
+		/* Access miss: the previous sample came from elsewhere. */
+		numacore_stat_add(NUMACORE_STAT_MIGRATE_FILTERED, 1);
+		if (nt)
+			nt->fault_filtered = true;
+		*reason = NUMACORE_FAULT_FILTERED;
+		return NUMA_NO_NODE;
+	}
+	*reason = NUMACORE_FAULT_TWO_SAMPLES;
+	return this_nid;
+}
 
 /**
  * numacore_fault_target() - &numa_policy_ops.fault_target
@@ -39,45 +76,26 @@
  *
  * Return: the node to migrate to, or NUMA_NO_NODE to leave the page.
  */
-static int numacore_fault_type(int last_cpu, bool same_task)
-{
-	if (last_cpu < 0)
-		return NUMACORE_UNKNOWN;
-	return same_task ? NUMACORE_PRIVATE : NUMACORE_SHARED;
-}
-
 int numacore_fault_target(struct page *page, struct vm_area_struct *vma,
 			  int cpu, int page_nid)
 {
 	struct numacore_task *nt = numacore_task(current);
 	int this_nid = cpu_to_node(cpu);
+	int last_cpu, type, target, reason = NUMACORE_FAULT_LOCAL;
 	bool same_task;
-	int last_cpu;
 
 	last_cpu = numa_policy_page_xchg_last_cpu(page, cpu, &same_task);
+	type = numacore_fault_type(last_cpu, same_task);
 	if (nt) {
-		nt->fault_type = numacore_fault_type(last_cpu, same_task);
+		nt->fault_type = type;
 		nt->fault_node = this_nid;
 		nt->fault_filtered = false;
 	}
 
-	if (page_nid == this_nid)
-		return NUMA_NO_NODE;
-	if (numacore_is_moron())
-		return this_nid;
-	if (nt && numacore_task_follows_memory(current, nt, page_nid)) {
-		numacore_stat_add(NUMACORE_STAT_MIGRATE_DEFERRED, 1);
-		return NUMA_NO_NODE;
-	}
-
-	if (last_cpu < 0 && READ_ONCE(numacore_feat_first_fault))
-		return this_nid;
-	if (last_cpu < 0 || cpu_to_node(last_cpu) != this_nid) {
-		/* Access miss: the previous sample came from elsewhere. */
-		numacore_stat_add(NUMACORE_STAT_MIGRATE_FILTERED, 1);
-		if (nt)
-			nt->fault_filtered = true;
-		return NUMA_NO_NODE;
-	}
-	return this_nid;
+	target = NUMA_NO_NODE;
+	if (page_nid != this_nid)
+		target = numacore_remote_target(nt, page_nid, this_nid,
+						last_cpu, &reason);
+	trace_numacore_fault(page_nid, this_nid, target, type, reason);
+	return target;
 }

@@ -35,6 +35,7 @@
 #include <linux/topology.h>
 
 #include "numacore.h"
+#include "numacore_trace.h"
 
 /* Faults (pages) on the target node before a task follows its memory. */
 #define NUMACORE_MOVE_MIN_PAGES		32
@@ -269,28 +270,31 @@ static int numacore_swap(struct task_struct *p, int src, int dst)
 	return ret;
 }
 
-/* Move or swap @p to @dst; count the outcome. */
+/* Move or swap @p to @dst; count and trace the outcome. */
 static int numacore_move(struct task_struct *p, int src, int dst)
 {
-	int ret;
+	int ret, outcome;
 
 	numacore_stat_add(NUMACORE_STAT_PLACE_ATTEMPTS, 1);
 	if (!cpumask_intersects(cpumask_of_node(dst), p->cpus_ptr)) {
 		numacore_stat_add(NUMACORE_STAT_PLACE_AFFINITY, 1);
-		return -EPERM;
-	}
-	ret = numacore_move_to_spare(p, dst);
-	if (!ret) {
+		ret = -EPERM;
+		outcome = ret;
+	} else if (!numacore_move_to_spare(p, dst)) {
 		numacore_stat_add(NUMACORE_STAT_TASK_MOVES, 1);
-		return 0;
+		ret = 0;
+		outcome = NUMACORE_PLACE_MOVED;
+	} else {
+		ret = numacore_swap(p, src, dst);
+		outcome = ret ? ret : NUMACORE_PLACE_SWAPPED;
+		if (!ret)
+			numacore_stat_add(NUMACORE_STAT_TASK_SWAPS, 1);
+		else if (ret == -ENOSPC)
+			numacore_stat_add(NUMACORE_STAT_PLACE_NO_CAPACITY, 1);
+		else
+			numacore_stat_add(NUMACORE_STAT_PLACE_NO_IMPROVEMENT, 1);
 	}
-	ret = numacore_swap(p, src, dst);
-	if (!ret) {
-		numacore_stat_add(NUMACORE_STAT_TASK_SWAPS, 1);
-		return 0;
-	}
-	numacore_stat_add(ret == -ENOSPC ? NUMACORE_STAT_PLACE_NO_CAPACITY :
-			  NUMACORE_STAT_PLACE_NO_IMPROVEMENT, 1);
+	trace_numacore_place(p, src, dst, outcome);
 	return ret;
 }
 

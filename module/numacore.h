@@ -149,6 +149,20 @@ static inline unsigned long numacore_node_faults(const struct numacore_task *nt,
 	return f[NUMACORE_SHARED] + f[NUMACORE_PRIVATE] + f[NUMACORE_UNKNOWN];
 }
 
+/* Why a hinting fault's page stays or moves (tracepoint numacore_fault). */
+enum numacore_fault_reason {
+	NUMACORE_FAULT_LOCAL,		/* already on the faulting node */
+	NUMACORE_FAULT_MORON,		/* policy=moron: always moves */
+	NUMACORE_FAULT_DEFERRED,	/* stays: its task is to move to it */
+	NUMACORE_FAULT_FIRST,		/* first sample, first_fault: moves */
+	NUMACORE_FAULT_FILTERED,	/* stays: previous sample elsewhere */
+	NUMACORE_FAULT_TWO_SAMPLES,	/* moves: two samples from one node */
+};
+
+/* Placement outcomes besides -errno (tracepoint numacore_place). */
+#define NUMACORE_PLACE_MOVED	0
+#define NUMACORE_PLACE_SWAPPED	1
+
 /* The process's faults on @node, summed over its threads at each sequence. */
 static inline unsigned long *numacore_group_faults(struct numacore_task *nt,
 						   int node)

@@ -28,6 +28,7 @@
 #include <linux/topology.h>
 
 #include "numacore.h"
+#include "numacore_trace.h"
 
 /*
  * Pages of faults with a recorded previous CPU a sequence needs before
@@ -181,6 +182,7 @@ static void numacore_classify(struct numacore_task *nt,
 		return;
 	shared = total[NUMACORE_SHARED] >= total[NUMACORE_PRIVATE] / 4;
 	if (shared != nt->shared) {
+		trace_numacore_class(current, nt->shared, shared);
 		WRITE_ONCE(nt->shared, shared);
 		nt->migrate_seq = 0;
 	}

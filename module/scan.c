@@ -32,7 +32,10 @@
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
 
+#include <linux/timekeeping.h>
+
 #include "numacore.h"
+#include "numacore_trace.h"
 
 /* A window with more than 1 fault in 10 left remote is not converged. */
 #define NUMACORE_MISPLACED_RATIO	10
@@ -209,12 +212,17 @@ static void numacore_scan_wrap(struct mm_struct *mm)
 	numacore_stat_add(NUMACORE_STAT_FULL_SCANS, 1);
 }
 
-/* Mark from mm->numa_scan_offset on; mmap lock held for read. */
-static void numacore_scan_mm(struct mm_struct *mm)
+/*
+ * Mark from mm->numa_scan_offset on; mmap lock held for read.
+ *
+ * Return: the PTEs marked.
+ */
+static unsigned long numacore_scan_mm(struct mm_struct *mm)
 {
 	long pages = (long)READ_ONCE(numacore_scan_size_mb) << (20 - PAGE_SHIFT);
 	long virtpages = pages * 8;
 	unsigned long start = READ_ONCE(mm->numa_scan_offset), end, marked;
+	unsigned long total = 0;
 	struct vm_area_struct *vma;
 	struct vma_iterator vmi;
 
@@ -228,17 +236,19 @@ static void numacore_scan_mm(struct mm_struct *mm)
 			end = min(end, vma->vm_end);
 			marked = numa_policy_change_prot_numa(vma, start, end);
 			numacore_stat_add(NUMACORE_STAT_PAGES_MARKED, marked);
+			total += marked;
 			pages -= marked;
 			virtpages -= (end - start) >> PAGE_SHIFT;
 			start = end;
 			if (pages <= 0 || virtpages <= 0) {
 				WRITE_ONCE(mm->numa_scan_offset, start);
-				return;
+				return total;
 			}
 			cond_resched();
 		} while (end != vma->vm_end);
 	}
 	numacore_scan_wrap(mm);
+	return total;
 }
 
 /*
@@ -318,9 +328,15 @@ static void numacore_scan_claim(struct mm_struct *mm, unsigned long next,
 		    claim | NUMACORE_SCAN_CLAIMED) != next)
 		return;
 	if (mmap_read_trylock(mm)) {
+		unsigned long start = READ_ONCE(mm->numa_scan_offset), marked;
+		u64 t0 = ktime_get_ns();
+
 		numacore_stat_add(NUMACORE_STAT_SCANS, 1);
-		numacore_scan_mm(mm);
+		marked = numacore_scan_mm(mm);
 		mmap_read_unlock(mm);
+		trace_numacore_scan(task_tgid_nr(current), start,
+				    READ_ONCE(mm->numa_scan_offset),
+				    marked, period, ktime_get_ns() - t0);
 	}
 	WRITE_ONCE(mm->numa_next_scan, (jiffies + msecs_to_jiffies(period)) &
 				       ~NUMACORE_SCAN_CLAIMED);

@@ -9,6 +9,7 @@
  *   class=<private|shared|unknown> scan_period_ms=<ms>
  *   faults=<node0>,<node1>,... private=<n> shared=<n>
  * Fault figures are the decayed per-task vector, in pages.
+ * The tracepoints (numacore_trace.h) are defined here.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -18,6 +19,9 @@
 #include <linux/seq_file.h>
 
 #include "numacore.h"
+
+#define CREATE_TRACE_POINTS
+#include "numacore_trace.h"
 
 static DEFINE_PER_CPU(unsigned long [NUMACORE_STAT_NR], numacore_stats);
 static struct dentry *numacore_debugfs_dir;
