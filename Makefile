@@ -102,7 +102,7 @@ shell: initramfs
 check: initramfs
 	@qemu/check.sh
 
-# --- placement benchmark (module-tests/bench/, issue #5) --------------------
+# --- placement benchmark (module-tests/bench/) ------------------------------
 # `make bench`: every workload x arm on 2- and 4-node guests + cost of the
 # hooks when unused; `make bench QUICK=1`: 2 nodes, 2 workloads (< 10 min);
 # REPEAT=N runs every arm N times (results: median and range).

@@ -117,7 +117,7 @@ plan_workloads() {
 			echo "numa01_INVERSE_BIND $arm numa_bench --bench numa01 --bind inverse --mb $mb --seconds $s"
 		done
 	fi
-	# memory follows CPU, 128 MiB per process (issue #4 figures)
+	# memory follows CPU, 128 MiB per process (time to 90%, pages moved)
 	for arm in $BENCH_ARMS; do
 		[ -n "$QUICK" ] && [ "$arm" = numad ] && continue   # below numad's 300 MiB threshold anyway
 		echo "mfc_remote_128 $arm numa_mfc --procs 2 --mb 128 --start remote --seconds $BENCH_SECS_128"
