@@ -1,13 +1,12 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # bench_hard_bind_local: numa_bench --bind hard really places every thread
 # and its memory on the same node (the best-case reference of `make bench`):
 # with NUMA balancing off, numa01 and numa02 hard-bound runs end with >= 99%
 # local pages in every process, no thread changes node, and the two numa01
 # processes run on two different nodes.
 # nc-timeout: 120
-NC_LIB=${0%/*}/lib/nc.sh
-[ -f "$NC_LIB" ] || { echo "FAIL: $NC_LIB missing (module-tests/tests/lib/ must be installed as /tests/lib/)"; exit 1; }
-. "$NC_LIB"
+. "${0%/*}/lib/nc.sh"
 
 MIN_PCT=99
 SECS=${NC_BENCH_SECONDS:-4}
@@ -15,7 +14,7 @@ nc_need_prog numa_bench
 nc_need_nodes 2
 
 # (lib/nc.sh restores kernel.numa_balancing at exit)
-nc_balancing_set 0 || nc_fail "cannot set kernel.numa_balancing=0"
+nc_balancing_force 0
 
 bad=0
 for b in numa01 numa02; do

@@ -1,12 +1,11 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # demo: what `make run` shows (not a TAP test).  Loads the numacore policy
 # if /modules/numacore.ko exists (else uses the stock balancer), runs
 # numa_mfc with memory first placed on the wrong node, and prints a
 # before/after table per process.  Exit 0 when the workload ran.
 # Knobs (env): NC_DEMO_MB (64), NC_DEMO_SECONDS (60), NC_DEMO_PROCS (2).
-NC_LIB=${0%/*}/lib/nc.sh
-[ -f "$NC_LIB" ] || { echo "FAIL: $NC_LIB missing (module-tests/tests/lib/ must be installed as /tests/lib/)"; exit 1; }
-. "$NC_LIB"
+. "${0%/*}/lib/nc.sh"
 
 MB=${NC_DEMO_MB:-64}
 SECS=${NC_DEMO_SECONDS:-60}

@@ -7,40 +7,39 @@
 # again after the module unregisters its policy (still loaded) and after
 # rmmod.  The files are read-only.
 #
-# Exit: 0 pass, 4 skip, anything else fail.  Env: NC_MODULES (dir of .ko files).
 
 . "${0%/*}/lib/hooks.sh"
 
 SYSP=/sys/kernel/numa_policy
-hooks_setup
-[ -d "$SYSP" ] || die "$SYSP missing (kernel without the hooks series?)"
+ht_setup
+[ -d "$SYSP" ] || nc_fail "$SYSP missing (kernel without the hooks series?)"
 
 # expect WHEN STATE OPS MODULE: compare the files; since_s checked apart
 expect() {
 	got="$(cat $SYSP/state)|$(cat $SYSP/ops)|$(cat $SYSP/module)"
-	say "$1: state|ops|module = $got, since_s = $(cat $SYSP/since_s)"
-	[ "$got" = "$2|$3|$4" ] || die "$1: want $2|$3|$4"
+	nc_log "$1: state|ops|module = $got, since_s = $(cat $SYSP/since_s)"
+	[ "$got" = "$2|$3|$4" ] || nc_fail "$1: want $2|$3|$4"
 }
 uptime_s() { awk '{ printf "%d\n", $1 }' /proc/uptime; }
 
 expect "no policy" disabled "" ""
-[ "$(cat $SYSP/since_s)" = 0 ] || die "since_s not 0 with no policy"
+[ "$(cat $SYSP/since_s)" = 0 ] || nc_fail "since_s not 0 with no policy"
 for f in state ops module since_s; do
-	echo x > "$SYSP/$f" 2>/dev/null && die "$SYSP/$f accepted a write"
+	echo x > "$SYSP/$f" 2>/dev/null && nc_fail "$SYSP/$f accepted a write"
 done
 
 t0=$(uptime_s)
-insmod "$KO" || die "insmod numa_hooktest.ko failed"
+insmod "$KO" || nc_fail "insmod numa_hooktest.ko failed"
 t1=$(uptime_s)
 expect "numa_hooktest loaded" enabled hooktest numa_hooktest
 since=$(cat $SYSP/since_s)
 [ "$since" -ge $((t0 - 1)) ] && [ "$since" -le $((t1 + 1)) ] ||
-	die "since_s=$since, registration happened between ${t0} s and ${t1} s"
+	nc_fail "since_s=$since, registration happened between ${t0} s and ${t1} s"
 
-echo unregister > "$DBG/ctl" || die "write unregister"
+echo unregister > "$DBG/ctl" || nc_fail "write unregister"
 expect "policy unregistered, module loaded" disabled "" ""
-rmmod numa_hooktest || die "rmmod numa_hooktest failed"
+rmmod numa_hooktest || nc_fail "rmmod numa_hooktest failed"
 expect "after rmmod" disabled "" ""
-check_dmesg
-say "PASS"
+nc_fail_on_splat
+nc_log "PASS"
 exit 0

@@ -8,59 +8,57 @@
 # struct (and unregisters it again at once if that worked), "unregister" and
 # "register" act on the module's main ops; ctl reads back the return codes.
 #
-# Exit: 0 pass, 4 skip, anything else fail.  Env: NC_MODULES (dir of .ko files),
-# NC_NODES (NUMA nodes).
 
 . "${0%/*}/lib/hooks.sh"
 
-hooks_setup
+ht_setup
 
-insmod "$KO" || die "insmod numa_hooktest.ko failed"
-ht_loaded || die "numa_hooktest not in /proc/modules after insmod"
-[ -w "$DBG/ctl" ] || die "$DBG/ctl missing"
-[ "$(ht_ctl registered)" = 1 ] || die "policy not registered after insmod"
+insmod "$KO" || nc_fail "insmod numa_hooktest.ko failed"
+ht_loaded || nc_fail "numa_hooktest not in /proc/modules after insmod"
+[ -w "$DBG/ctl" ] || nc_fail "$DBG/ctl missing"
+[ "$(ht_ctl registered)" = 1 ] || nc_fail "policy not registered after insmod"
 dmesg | grep -q 'numa_policy: policy hooktest registered' ||
-	die "no 'policy hooktest registered' kernel message"
+	nc_fail "no 'policy hooktest registered' kernel message"
 
-echo register2 > "$DBG/ctl" || die "write register2"
+echo register2 > "$DBG/ctl" || nc_fail "write register2"
 rc=$(ht_ctl second_register)
-say "second policy while hooktest is registered: $rc"
-[ "$rc" = -16 ] || die "second registration returned '$rc', want -16 (EBUSY)"
+nc_log "second policy while hooktest is registered: $rc"
+[ "$rc" = -16 ] || nc_fail "second registration returned '$rc', want -16 (EBUSY)"
 
-echo register > "$DBG/ctl" || die "write register"
+echo register > "$DBG/ctl" || nc_fail "write register"
 rc=$(ht_ctl register)
-say "same policy registered twice: $rc"
-[ "$rc" = -16 ] || die "registering the registered policy returned '$rc', want -16"
+nc_log "same policy registered twice: $rc"
+[ "$rc" = -16 ] || nc_fail "registering the registered policy returned '$rc', want -16"
 
-echo unregister > "$DBG/ctl" || die "write unregister"
+echo unregister > "$DBG/ctl" || nc_fail "write unregister"
 rc=$(ht_ctl unregister)
-say "unregister: $rc"
-[ "$rc" = 0 ] || die "unregister returned '$rc'"
-[ "$(ht_ctl registered)" = 0 ] || die "still registered after unregister"
+nc_log "unregister: $rc"
+[ "$rc" = 0 ] || nc_fail "unregister returned '$rc'"
+[ "$(ht_ctl registered)" = 0 ] || nc_fail "still registered after unregister"
 
 # the slot is free now: the second policy must get it (and give it back)
-echo register2 > "$DBG/ctl" || die "write register2"
+echo register2 > "$DBG/ctl" || nc_fail "write register2"
 rc=$(ht_ctl second_register)
-say "second policy while none is registered: $rc"
-[ "$rc" = 0 ] || die "second registration into a free slot returned '$rc'"
+nc_log "second policy while none is registered: $rc"
+[ "$rc" = 0 ] || nc_fail "second registration into a free slot returned '$rc'"
 
-echo register > "$DBG/ctl" || die "write register"
+echo register > "$DBG/ctl" || nc_fail "write register"
 rc=$(ht_ctl register)
-say "register again: $rc"
-[ "$rc" = 0 ] || die "re-register returned '$rc'"
-[ "$(ht_ctl registered)" = 1 ] || die "not registered after register"
+nc_log "register again: $rc"
+[ "$rc" = 0 ] || nc_fail "re-register returned '$rc'"
+[ "$(ht_ctl registered)" = 1 ] || nc_fail "not registered after register"
 
-rmmod numa_hooktest || die "rmmod numa_hooktest failed"
-ht_loaded && die "numa_hooktest still loaded after rmmod"
-[ -e "$DBG" ] && die "$DBG still present after rmmod"
+rmmod numa_hooktest || nc_fail "rmmod numa_hooktest failed"
+ht_loaded && nc_fail "numa_hooktest still loaded after rmmod"
+[ -e "$DBG" ] && nc_fail "$DBG still present after rmmod"
 
-insmod "$KO" || die "second insmod failed (policy slot not released?)"
-[ "$(ht_ctl registered)" = 1 ] || die "policy not registered after second insmod"
-rmmod numa_hooktest || die "second rmmod failed"
-ht_loaded && die "numa_hooktest still loaded after second rmmod"
+insmod "$KO" || nc_fail "second insmod failed (policy slot not released?)"
+[ "$(ht_ctl registered)" = 1 ] || nc_fail "policy not registered after second insmod"
+rmmod numa_hooktest || nc_fail "second rmmod failed"
+ht_loaded && nc_fail "numa_hooktest still loaded after second rmmod"
 
 n=$(dmesg | grep -c 'numa_policy: policy hooktest unregistered')
-say "kernel 'policy hooktest unregistered' messages: $n"
-check_dmesg
-say "PASS"
+nc_log "kernel 'policy hooktest unregistered' messages: $n"
+nc_fail_on_splat
+nc_log "PASS"
 exit 0

@@ -8,13 +8,12 @@
 # (/proc/PID/task/TID/sched); after insmod numa_hooktest every thread
 # of the workload reads -1.
 #
-# Exit: 0 pass, 4 skip, anything else fail.  Env: NC_MODULES (dir of .ko files).
 
 . "${0%/*}/lib/hooks.sh"
 
-hooks_setup
-[ "$(nr_nodes)" -ge 2 ] || skip "needs >= 2 NUMA nodes"
-command -v numa_mfc >/dev/null || die "numa_mfc not found"
+ht_setup
+[ "$(nc_nodes_online)" -ge 2 ] || nc_skip "needs >= 2 NUMA nodes"
+command -v numa_mfc >/dev/null || nc_fail "numa_mfc not found"
 
 # preferred PID: "tid nid" of every thread of PID
 preferred() {
@@ -23,7 +22,7 @@ preferred() {
 	done
 }
 
-set_numa_balancing 1
+nc_balancing_force 1
 out=/tmp/hooks_pref.$$
 numa_mfc --procs 1 --threads 2 --mb 32 --seconds 40 --start remote > "$out" 2>&1 &
 mfc=$!
@@ -33,19 +32,19 @@ pid=$(nc_mfc_procs "$out" pid)
 i=0
 until preferred "$pid" | awk '$2 >= 0 { f = 1 } END { exit !f }'; do
 	i=$((i + 1))
-	[ $i -le 200 ] || { preferred "$pid"; die "stock balancing set no preferred node in 20 s"; }
+	[ $i -le 200 ] || { preferred "$pid"; nc_fail "stock balancing set no preferred node in 20 s"; }
 	usleep 100000
 done
-say "under stock balancing after $((i / 10)) s (tid nid):"
+nc_log "under stock balancing after $((i / 10)) s (tid nid):"
 preferred "$pid"
-insmod "$KO" || die "insmod numa_hooktest.ko failed"
+insmod "$KO" || nc_fail "insmod numa_hooktest.ko failed"
 after=$(preferred "$pid")
-say "after registration (tid nid):"
+nc_log "after registration (tid nid):"
 echo "$after"
-rmmod numa_hooktest || die "rmmod numa_hooktest failed"
+rmmod numa_hooktest || nc_fail "rmmod numa_hooktest failed"
 echo "$after" | awk '$2 != -1 { bad = 1 } END { exit bad }' ||
-	die "a task kept the preferred node stock balancing chose"
-[ -n "$after" ] || die "no thread of the workload to check"
-check_dmesg
-say "PASS"
+	nc_fail "a task kept the preferred node stock balancing chose"
+[ -n "$after" ] || nc_fail "no thread of the workload to check"
+nc_fail_on_splat
+nc_log "PASS"
 exit 0

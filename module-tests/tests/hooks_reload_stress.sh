@@ -21,28 +21,26 @@
 # -4..+300 kB on 2 nodes, +880 kB on 4 nodes.
 #
 # nc-timeout: 600
-# Exit: 0 pass, 4 skip, anything else fail.  Env: NC_MODULES (dir of .ko files),
-# NC_NODES (NUMA nodes).
 
 . "${0%/*}/lib/hooks.sh"
 
-hooks_setup
+ht_setup
 CYCLES=${HOOKS_RELOAD_CYCLES:-100}
 HOLD_US=${HOOKS_RELOAD_HOLD_US:-100000}
 DATA_SZ=${HOOKS_DATA_SIZE:-32768}
 LEAK_MAX_KB=${HOOKS_LEAK_MAX_KB:-4096}
 MIN_ALLOCS=${HOOKS_MIN_ALLOCS:-200}
-command -v faultfork >/dev/null || die "faultfork not found"
-command -v numa_mfc >/dev/null || die "numa_mfc not found"
+command -v faultfork >/dev/null || nc_fail "faultfork not found"
+command -v numa_mfc >/dev/null || nc_fail "numa_mfc not found"
 
 # faultfork needs madvise(2) (CONFIG_ADVISE_SYSCALLS); on a kernel where it
 # fails even with no policy loaded, use numa_mfc plus a fork loop instead.
 if faultfork --threads 1 --seconds 1 --mb 2 --fork-ms 50 > /tmp/hooks_reload.probe.$$ 2>&1; then
 	WORKLOAD=faultfork
 else
-	say "faultfork fails without any policy loaded (kernel without madvise?):"
+	nc_log "faultfork fails without any policy loaded (kernel without madvise?):"
 	grep '^faultfork' /tmp/hooks_reload.probe.$$
-	say "using numa_mfc + a fork loop as the workload instead"
+	nc_log "using numa_mfc + a fork loop as the workload instead"
 	WORKLOAD=mfc
 fi
 rm -f /tmp/hooks_reload.probe.$$
@@ -55,15 +53,15 @@ rm -f "$STOP" "$FAILS" "$RUNS" "$LOG"
 
 # warm-up: the first module load and workload run populate caches that stay
 # (a few hundred kB of SUnreclaim); keep that out of the leak baseline
-insmod "$KO" task_data_size="$DATA_SZ" || die "warm-up insmod failed"
+insmod "$KO" task_data_size="$DATA_SZ" || nc_fail "warm-up insmod failed"
 numa_mfc --procs 2 --threads 2 --mb 32 --seconds 2 --start remote \
-	> /dev/null 2>&1 || die "warm-up numa_mfc failed"
-rmmod numa_hooktest || die "warm-up rmmod failed"
+	> /dev/null 2>&1 || nc_fail "warm-up numa_mfc failed"
+rmmod numa_hooktest || nc_fail "warm-up rmmod failed"
 sleep 1
 sync
 echo 3 > /proc/sys/vm/drop_caches
 sleep 1
-su0=$(meminfo_kb SUnreclaim)
+su0=$(nc_meminfo_kb SUnreclaim)
 nc_kmemleak_clear
 
 # keep workload instances running back to back until told to stop
@@ -91,25 +89,25 @@ sleep 2
 
 allocs=0
 i=0
-t_start=$(now_ms)
+t_start=$(nc_now_ms)
 : > /tmp/hooks_reload.times.$$
 while [ $i -lt $CYCLES ]; do
-	t0=$(now_ms)
+	t0=$(nc_now_ms)
 	insmod "$KO" task_data_size=$DATA_SZ ||
-		die "insmod #$((i + 1)) failed"
-	t1=$(now_ms)
+		nc_fail "insmod #$((i + 1)) failed"
+	t1=$(nc_now_ms)
 	usleep "$HOLD_US"
 	a=$(ht_count task_data_allocated)
 	allocs=$((allocs + ${a:-0}))
-	t2=$(now_ms)
-	rmmod numa_hooktest || die "rmmod #$((i + 1)) failed"
-	t3=$(now_ms)
+	t2=$(nc_now_ms)
+	rmmod numa_hooktest || nc_fail "rmmod #$((i + 1)) failed"
+	t3=$(nc_now_ms)
 	echo "$((t1 - t0)) $((t3 - t2))" >> /tmp/hooks_reload.times.$$
 	i=$((i + 1))
 	[ -s "$FAILS" ] && break
 	kill -0 "$WL" 2>/dev/null || break
 done
-t_end=$(now_ms)
+t_end=$(nc_now_ms)
 
 alive=0
 kill -0 "$WL" 2>/dev/null && alive=1
@@ -117,44 +115,44 @@ touch "$STOP"
 for p in $BG_PIDS; do wait "$p"; done
 BG_PIDS=
 
-say "cycles=$i of $CYCLES in $((t_end - t_start)) ms (hold ${HOLD_US} us each)"
+nc_log "cycles=$i of $CYCLES in $((t_end - t_start)) ms (hold ${HOLD_US} us each)"
 awk '{ n++; i += $1; r += $2
        if (n == 1 || $1 < imin) imin = $1; if ($1 > imax) imax = $1
        if (n == 1 || $2 < rmin) rmin = $2; if ($2 > rmax) rmax = $2 }
      END { if (n) printf "insmod ms min/avg/max %d/%d/%d  rmmod ms min/avg/max %d/%d/%d\n",
 		imin, i / n, imax, rmin, r / n, rmax }' /tmp/hooks_reload.times.$$
-say "$WORKLOAD runs: $(wc -l < "$RUNS"), exit codes (count code): $(sort "$RUNS" | uniq -c | tr -s ' \n' ' ')"
+nc_log "$WORKLOAD runs: $(wc -l < "$RUNS"), exit codes (count code): $(sort "$RUNS" | uniq -c | tr -s ' \n' ' ')"
 grep -E '^(faultfork|summary)' "$LOG" | tail -3
-say "per-task data allocations while loaded: $allocs (x $DATA_SZ bytes)"
+nc_log "per-task data allocations while loaded: $allocs (x $DATA_SZ bytes)"
 
-[ $i -eq "$CYCLES" ] || { cat "$FAILS" 2>/dev/null; tail -5 "$LOG"; die "workload failed after $i cycles"; }
-[ $alive -eq 1 ] || die "the workload loop died during the reloads"
-[ -s "$FAILS" ] && { cat "$FAILS"; tail -5 "$LOG"; die "$WORKLOAD failed"; }
-ht_loaded && die "numa_hooktest still loaded"
-lsmod | grep -q numa_hooktest && die "lsmod still lists numa_hooktest"
+[ $i -eq "$CYCLES" ] || { cat "$FAILS" 2>/dev/null; tail -5 "$LOG"; nc_fail "workload failed after $i cycles"; }
+[ $alive -eq 1 ] || nc_fail "the workload loop died during the reloads"
+[ -s "$FAILS" ] && { cat "$FAILS"; tail -5 "$LOG"; nc_fail "$WORKLOAD failed"; }
+ht_loaded && nc_fail "numa_hooktest still loaded"
+lsmod | grep -q numa_hooktest && nc_fail "lsmod still lists numa_hooktest"
 
 sleep 2
 sync
 echo 3 > /proc/sys/vm/drop_caches
 sleep 1
-su1=$(meminfo_kb SUnreclaim)
+su1=$(nc_meminfo_kb SUnreclaim)
 d=$((su1 - su0))
 would=$((allocs * DATA_SZ / 1024))
 limit=$((would / 4))
 [ $limit -gt "$LEAK_MAX_KB" ] && limit=$LEAK_MAX_KB
-say "SUnreclaim before=${su0} kB after=${su1} kB delta=${d} kB;" \
+nc_log "SUnreclaim before=${su0} kB after=${su1} kB delta=${d} kB;" \
 	"a full leak would be ${would} kB; limit ${limit} kB"
 rm -f "$STOP" "$FAILS" "$RUNS" "$LOG" /tmp/hooks_reload.times.$$
 
-check_dmesg
+nc_fail_on_splat
 [ "$allocs" -ge "$MIN_ALLOCS" ] ||
-	die "only $allocs task data allocations: leak check not meaningful"
+	nc_fail "only $allocs task data allocations: leak check not meaningful"
 if nc_kmemleak; then
 	leaks=$(nc_kmemleak_count 'numa_policy|numa_hooktest')
-	say "kmemleak: $leaks unreferenced objects from numa_policy or numa_hooktest (SUnreclaim not used: KASAN quarantine)"
-	[ "$leaks" -eq 0 ] || die "kmemleak found leaks"
+	nc_log "kmemleak: $leaks unreferenced objects from numa_policy or numa_hooktest (SUnreclaim not used: KASAN quarantine)"
+	[ "$leaks" -eq 0 ] || nc_fail "kmemleak found leaks"
 else
-	[ $d -le $limit ] || die "SUnreclaim grew by ${d} kB (> ${limit} kB): leak?"
+	[ $d -le $limit ] || nc_fail "SUnreclaim grew by ${d} kB (> ${limit} kB): leak?"
 fi
-say "PASS"
+nc_log "PASS"
 exit 0

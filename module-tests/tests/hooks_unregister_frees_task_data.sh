@@ -14,18 +14,16 @@
 # (or can_migrate/task_tick) sees it and the test fails.
 #
 # nc-timeout: 600
-# Exit: 0 pass, 4 skip, anything else fail.  Env: NC_MODULES (dir of .ko files),
-# NC_NODES (NUMA nodes).
 
 . "${0%/*}/lib/hooks.sh"
 
-hooks_setup
+ht_setup
 CYCLES=${HOOKS_REREG_CYCLES:-200}
 SPAWNERS=${HOOKS_REREG_SPAWNERS:-4}
 STOP=/tmp/hooks_rereg.stop.$$
 rm -f "$STOP"
 
-insmod "$KO" scan_delay_ms=0 || die "insmod numa_hooktest.ko scan_delay_ms=0 failed"
+insmod "$KO" scan_delay_ms=0 || nc_fail "insmod numa_hooktest.ko scan_delay_ms=0 failed"
 
 i=0
 while [ $i -lt "$SPAWNERS" ]; do
@@ -37,32 +35,32 @@ while [ $i -lt "$SPAWNERS" ]; do
 done
 sleep 1
 
-t0=$(now_ms)
+t0=$(nc_now_ms)
 n=0
 while [ $n -lt "$CYCLES" ]; do
-	echo unregister > "$DBG/ctl" || die "write unregister"
-	[ "$(ht_ctl unregister)" = 0 ] || die "unregister #$((n + 1)): $(ht_ctl unregister)"
-	echo register > "$DBG/ctl" || die "write register"
-	[ "$(ht_ctl register)" = 0 ] || die "register #$((n + 1)): $(ht_ctl register)"
+	echo unregister > "$DBG/ctl" || nc_fail "write unregister"
+	[ "$(ht_ctl unregister)" = 0 ] || nc_fail "unregister #$((n + 1)): $(ht_ctl unregister)"
+	echo register > "$DBG/ctl" || nc_fail "write register"
+	[ "$(ht_ctl register)" = 0 ] || nc_fail "register #$((n + 1)): $(ht_ctl register)"
 	n=$((n + 1))
 done
-t1=$(now_ms)
+t1=$(nc_now_ms)
 touch "$STOP"
 for p in $BG_PIDS; do wait "$p"; done
 BG_PIDS=
 rm -f "$STOP"
 sleep 1
 
-say "$n unregister/register cycles in $((t1 - t0)) ms with $SPAWNERS process spawners"
+nc_log "$n unregister/register cycles in $((t1 - t0)) ms with $SPAWNERS process spawners"
 sed 's/^/  /' "$DBG/counts"
 stale=$(ht_count stale_task_data)
 allocs=$(ht_count task_data_allocated)
 frees=$(ht_count task_exit)
-rmmod numa_hooktest || die "rmmod numa_hooktest failed"
-check_dmesg
+rmmod numa_hooktest || nc_fail "rmmod numa_hooktest failed"
+nc_fail_on_splat
 [ "${allocs:-0}" -ge 100 ] && [ "${frees:-0}" -ge 100 ] ||
-	die "too little task data/task exits (allocated=$allocs freed=$frees) for the test to mean anything"
+	nc_fail "too little task data/task exits (allocated=$allocs freed=$frees) for the test to mean anything"
 [ "${stale:-0}" -eq 0 ] ||
-	die "$stale callback(s) saw task data of an earlier registration (not freed by numa_policy_unregister)"
-say "PASS"
+	nc_fail "$stale callback(s) saw task data of an earlier registration (not freed by numa_policy_unregister)"
+nc_log "PASS"
 exit 0

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# policy=numacore at its defaults: once memory followed the CPUs, the
+# numacore_backs_off_when_converged: policy=numacore at its defaults: once memory followed the CPUs, the
 # scanner backs off.  In the 10 s after every process is >= 95% local it
 # marks far fewer PTEs than one pass over the workload's memory (less than
 # a tenth of one), and defers scans (stock 6.1 rescans converged memory

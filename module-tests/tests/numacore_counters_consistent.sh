@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# The module's counters agree with themselves and with /proc/vmstat: local
+# numacore_counters_consistent: the module's counters agree with themselves and with /proc/vmstat: local
 # faults never exceed faults, pages migrated equal the kernel's
 # numa_pages_migrated delta, pages marked equal numa_pte_updates.
 . "${0%/*}/lib/nc.sh"

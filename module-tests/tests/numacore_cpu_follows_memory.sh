@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# policy=numacore moves tasks to their memory rather than the memory to
+# numacore_cpu_follows_memory: policy=numacore moves tasks to their memory rather than the memory to
 # them: 2 processes x 2 threads, each process's memory on the node after
 # its threads' first node, threads released after their first pass.
 # Within 20 s each process runs where its memory is (>= 95% local), and

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# The numacore.ko that DKMS built from dkms.conf + module/ on the host
+# numacore_dkms_module_loads: the numacore.ko that DKMS built from dkms.conf + module/ on the host
 # (qemu/dkms-check.sh) loads in this kernel, registers as the numacore
 # policy, reports the DKMS package version, and unloads.
 . "${0%/*}/lib/nc.sh"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# policy=numacore forgets a task's fault history when it calls exec():
+# numacore_exec_starts_afresh: policy=numacore forgets a task's fault history when it calls exec():
 # the new program's memory says nothing of the old one's.  A shell that
 # ran long enough to get policy state execs another busy shell; the
 # exec_resets counter must rise once the new program runs.

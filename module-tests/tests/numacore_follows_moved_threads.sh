@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# policy=numacore at its defaults: after memory converged and the scanner
+# numacore_follows_moved_threads: policy=numacore at its defaults: after memory converged and the scanner
 # backed off (towards scan_period_max_ms, 60 s), the process's threads are
 # moved to the other node; its memory follows them within 20 s, well
 # before a backed-off scan would come.

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# policy=numacore gathers the threads that share memory (numa01 shape):
+# numacore_groups_shared_threads: policy=numacore gathers the threads that share memory (numa01 shape):
 # one process per node, each with 2 threads writing its one buffer,
 # nothing bound.  Every process ends on one node with >= 95% of its
 # buffer there.

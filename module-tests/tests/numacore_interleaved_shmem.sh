@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Shared memory under an explicit interleave policy is left alone: two
+# numacore_interleaved_shmem: shared memory under an explicit interleave policy is left alone: two
 # processes whose task policy is MPOL_INTERLEAVE (without MPOL_F_MOF, as
 # `numactl --interleave` sets it) write a MAP_SHARED buffer whose pages
 # are all on the remote node.  That policy applies to the shmem pages at

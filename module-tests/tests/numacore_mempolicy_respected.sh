@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Memory bound with mbind(MPOL_BIND) to the remote node never moves, even
+# numacore_mempolicy_respected: memory bound with mbind(MPOL_BIND) to the remote node never moves, even
 # with threads writing it from the other node all the time (numa_mfc's own
 # figures and the kernel's numa_maps).  Positive control, in the same run:
 # an unbound process whose memory also starts remote reaches 90% local, so

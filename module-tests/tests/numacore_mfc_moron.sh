@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# policy=moron: every misplaced page migrates to the referencing node.
+# numacore_mfc_moron: policy=moron: every misplaced page migrates to the referencing node.
 # Proof that moron (not numacore) ran: the policy parameter reads back
 # "moron", the module logged "loaded, policy=moron", and migrate_filtered
 # stays 0 with first_fault=0, a setting under which numacore's two-sample

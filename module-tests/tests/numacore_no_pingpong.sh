@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# policy=numacore does not ping-pong tasks between nodes: numa01 shape (one
+# numacore_no_pingpong: policy=numacore does not ping-pong tasks between nodes: numa01 shape (one
 # process per node, 2 threads sharing its buffer).  From 20 s on (after
 # convergence) and for 30 s, no thread changes node more than
 # MAX_CHANGES times, and guest system time stays within 5 points of stock
@@ -46,7 +46,7 @@ run() {
 	echo "$(nc_sys_pct "$s0" "$s1") $(cat /tmp/nc.changes.$1)"
 }
 
-nc_balancing_set 1 || nc_fail "cannot set kernel.numa_balancing=1"
+nc_balancing_force 1
 set -- $(run stock)
 stock_sys=$1 stock_changes=$2
 echo "stock: sys ${stock_sys}%, most node changes of one thread in ${WINDOW} s: $stock_changes"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# policy=numacore with more tasks than CPUs: 3 processes x 2 threads
+# numacore_oversubscribed: policy=numacore with more tasks than CPUs: 3 processes x 2 threads
 # sharing their buffer on 2 nodes x 2 CPUs.  The load balancer keeps 3
 # threads per node, so one process has to be split; the policy keeps the
 # two others together: at the end at most one process is split, and the

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# A valid parameter change takes effect while a workload runs: with a scan
+# numacore_params_apply_live: a valid parameter change takes effect while a workload runs: with a scan
 # period of an hour the workload's memory is scanned about once, lowering
 # the period to 100-200 ms makes scans frequent at once.
 . "${0%/*}/lib/nc.sh"

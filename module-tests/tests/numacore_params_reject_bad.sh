@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Every parameter refuses bad values with EINVAL and exactly one kernel
+# numacore_params_reject_bad: every parameter refuses bad values with EINVAL and exactly one kernel
 # message naming it ("numacore: <param>=... refused"), counted among the
 # messages logged since the write, and keeps its old value; insmod with a
 # bad value fails cleanly with a message naming the parameter.

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# policy=numacore spreads private tasks (numa02 shape): one process, a
+# numacore_private_slices: policy=numacore spreads private tasks (numa02 shape): one process, a
 # thread per CPU, each writing its own slice, all memory first touched on
 # node 0.  The slices follow their threads: >= 95% of the pages end on the
 # node of the thread that writes them.

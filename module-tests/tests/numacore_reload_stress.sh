@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# numacore.ko survives NC_RELOAD_CYCLES (default 1000) insmod/rmmod cycles
+# numacore_reload_stress: numacore.ko survives NC_RELOAD_CYCLES (default 1000) insmod/rmmod cycles
 # under load: policy=numacore and policy=moron alternate, with valid
 # parameters varied from cycle to cycle, while three workloads run back to
 # back:
@@ -26,10 +26,10 @@ CYCLES=${NC_RELOAD_CYCLES:-1000}
 SLAB_KB=${NC_RELOAD_SLAB_KB:-4096}
 DIR=/tmp/nc.reload
 rm -rf "$DIR"; mkdir -p "$DIR"
-nc_balancing_set 0 || nc_fail "cannot set kernel.numa_balancing=0"
+nc_balancing_force 0
 nc_atexit 'grep -q "^numacore " /proc/modules && rmmod numacore'
-now_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
-slab_kb() { awk '$1 == "SUnreclaim:" { print $2 }' /proc/meminfo; }
+
+slab_kb() { nc_meminfo_kb SUnreclaim; }
 settle_slab() { sync; echo 3 > /proc/sys/vm/drop_caches; sleep 1; slab_kb; }
 
 # loop NAME COMMAND...: run COMMAND back to back until $DIR/stop exists;
@@ -58,7 +58,7 @@ sleep 2
 periods="100 250 500"
 sizes="16 64 256"
 i=0
-t0=$(now_ms)
+t0=$(nc_now_ms)
 while [ $i -lt "$CYCLES" ]; do
 	set -- $periods; shift $((i % 3)); period=$1
 	set -- $sizes; shift $((i / 3 % 3)); size=$1
@@ -71,9 +71,9 @@ while [ $i -lt "$CYCLES" ]; do
 	[ $((i % 4)) -eq 0 ] && usleep 50000
 	rmmod numacore || nc_fail "rmmod #$((i + 1)) failed"
 	i=$((i + 1))
-	[ $((i % 100)) -eq 0 ] && echo "cycle $i at $(( $(now_ms) - t0 )) ms"
+	[ $((i % 100)) -eq 0 ] && echo "cycle $i at $(( $(nc_now_ms) - t0 )) ms"
 done
-t1=$(now_ms)
+t1=$(nc_now_ms)
 touch "$DIR/stop"
 wait
 echo "cycles=$i wall_ms=$((t1 - t0))"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# policy=numacore never moves a task out of its CPU mask: threads pinned
+# numacore_respects_affinity: policy=numacore never moves a task out of its CPU mask: threads pinned
 # to their home node, memory on the other node.  The threads never run
 # outside their node, the policy counts the moves the mask refused, and
 # the memory follows the threads instead (>= 95% local).

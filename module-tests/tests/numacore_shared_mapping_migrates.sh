@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# A MAP_SHARED buffer mapped and written by two processes on one node
+# numacore_shared_mapping_migrates: a MAP_SHARED buffer mapped and written by two processes on one node
 # migrates there (pages mapped by several processes are migratable, seed
 # 008).  numa_mfc --map-shared --shared: one 64 MiB MAP_SHARED buffer, both
 # processes (threads on node 0) write all of it, memory first placed on

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# numacore-stat reports what the policy does: with no policy it exits 1
+# numacore_stat_tool: numacore-stat reports what the policy does: with no policy it exits 1
 # with a message; with numacore running a workload it names the policy,
 # its per-task lines for -p PID belong to that process only, -i 1 -c 2
 # prints a header and two rate lines, and its pages_migrated and

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# The kernel's own scanner resumes at once after numacore is unloaded,
+# numacore_stock_scans_after_unload: the kernel's own scanner resumes at once after numacore is unloaded,
 # even for processes the policy had left at a long scan period (their
 # mm's next scan time up to scan_period_max_ms ahead): within 8 s of
 # rmmod with kernel.numa_balancing=1, the running workload's PTEs are
@@ -23,7 +23,7 @@ echo "longest scan period under numacore: ${period} ms"
 [ "$period" -gt $((WAIT_S * 1000)) ] ||
 	nc_fail "the policy did not back the scan off beyond ${WAIT_S} s: nothing to show"
 nc_numacore_unload
-nc_balancing_set 1 || nc_fail "cannot set kernel.numa_balancing=1"
+nc_balancing_force 1
 v0=$(nc_vmstat numa_pte_updates)
 sleep "$WAIT_S"
 updates=$(( $(nc_vmstat numa_pte_updates) - v0 ))

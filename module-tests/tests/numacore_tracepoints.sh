@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# numacore's tracepoints fire with plausible fields: with events/numacore/
+# numacore_tracepoints: numacore's tracepoints fire with plausible fields: with events/numacore/
 # enabled in tracefs while a CPU-follows-memory workload runs, the trace
 # holds numacore_scan (marked >= 0, period within the parameters,
 # duration_ns > 0), numacore_fault (nodes that exist, a known reason),

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# rmmod while the workload faults and migrates: the module goes, the
+# numacore_unload_under_load: rmmod while the workload faults and migrates: the module goes, the
 # workload keeps running and finishes, the pages it had stay where they
 # are, and the module loads again.
 #   - "while it migrates": rmmod once the module migrated >= 1024 of the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # stock_balancer_migrates: with kernel.numa_balancing=1 and no numacore
 # module loaded, the stock (in-kernel) NUMA balancer moves memory that was
 # first-touched on a remote node to the node its threads are pinned on:
@@ -6,9 +7,7 @@
 # ends with >= MIN_PCT (90)% of its pages local.
 # Knobs (env): NC_MFC_MB (64 MiB per process), NC_MFC_SECONDS (60).
 # nc-timeout: 300
-NC_LIB=${0%/*}/lib/nc.sh
-[ -f "$NC_LIB" ] || { echo "FAIL: $NC_LIB missing (module-tests/tests/lib/ must be installed as /tests/lib/)"; exit 1; }
-. "$NC_LIB"
+. "${0%/*}/lib/nc.sh"
 
 MB=${NC_MFC_MB:-64}
 SECS=${NC_MFC_SECONDS:-60}
@@ -16,13 +15,8 @@ MIN_PCT=90
 OUT=/tmp/stock_balancer_migrates.out
 SNAP=/tmp/stock_balancer_migrates.vmstat
 
-nc_need_prog numa_mfc
-nc_need_nodes 2
-nc_numacore_loaded && nc_fail "a numacore module is loaded (left by an earlier test?); this test is about the stock balancer"
-[ -e "$NC_BAL" ] || nc_fail "$NC_BAL missing (kernel without CONFIG_NUMA_BALANCING?)"
-
 old=$(nc_balancing_get)
-nc_balancing_set 1 || nc_fail "cannot set kernel.numa_balancing=1"
+nc_stock_setup
 echo "kernel.numa_balancing: $old -> $(nc_balancing_get)"
 
 nc_vmstat_snap "$SNAP"

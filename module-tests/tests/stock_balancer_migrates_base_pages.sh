@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # stock_balancer_migrates_base_pages: like stock_balancer_migrates, but the
 # buffers are madvise(MADV_NOHUGEPAGE), so the stock balancer must move them
 # 4K page by 4K page: numa_hint_faults grows by at least a tenth of the pages
@@ -6,9 +7,7 @@
 # process ends with >= 90% of its pages local.
 # Knobs (env): NC_MFC_MB (32 MiB per process), NC_MFC_SECONDS (90).
 # nc-timeout: 300
-NC_LIB=${0%/*}/lib/nc.sh
-[ -f "$NC_LIB" ] || { echo "FAIL: $NC_LIB missing (module-tests/tests/lib/ must be installed as /tests/lib/)"; exit 1; }
-. "$NC_LIB"
+. "${0%/*}/lib/nc.sh"
 
 MB=${NC_MFC_MB:-32}
 SECS=${NC_MFC_SECONDS:-90}
@@ -16,12 +15,7 @@ MIN_PCT=90
 OUT=/tmp/stock_balancer_migrates_base_pages.out
 SNAP=/tmp/stock_balancer_migrates_base_pages.vmstat
 
-nc_need_prog numa_mfc
-nc_need_nodes 2
-nc_numacore_loaded && nc_fail "a numacore module is loaded (left by an earlier test?); this test is about the stock balancer"
-[ -e "$NC_BAL" ] || nc_fail "$NC_BAL missing (kernel without CONFIG_NUMA_BALANCING?)"
-
-nc_balancing_set 1 || nc_fail "cannot set kernel.numa_balancing=1"
+nc_stock_setup
 
 nc_vmstat_snap "$SNAP"
 numa_mfc --start remote --thp never --mb "$MB" --seconds "$SECS" --target 95 > "$OUT" 2>&1

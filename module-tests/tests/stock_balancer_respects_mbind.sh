@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # stock_balancer_respects_mbind: memory kept mbind(MPOL_BIND) to a remote node
 # stays there under the stock balancer (kernel.numa_balancing=1): after
 # NC_MFC_SECONDS (15) of writes from pinned threads on another node, every
@@ -8,9 +9,7 @@
 # memory also starts remote must reach 90% local, so the stock balancer
 # was active while the bound memory stayed put.
 # nc-timeout: 180
-NC_LIB=${0%/*}/lib/nc.sh
-[ -f "$NC_LIB" ] || { echo "FAIL: $NC_LIB missing (module-tests/tests/lib/ must be installed as /tests/lib/)"; exit 1; }
-. "$NC_LIB"
+. "${0%/*}/lib/nc.sh"
 
 MB=${NC_MFC_MB:-32}
 SECS=${NC_MFC_SECONDS:-15}
@@ -19,12 +18,7 @@ OUT=/tmp/stock_balancer_respects_mbind.out
 CTL=/tmp/stock_balancer_respects_mbind.ctl
 SNAP=/tmp/stock_balancer_respects_mbind.vmstat
 
-nc_need_prog numa_mfc
-nc_need_nodes 2
-nc_numacore_loaded && nc_fail "a numacore module is loaded (left by an earlier test?); this test is about the stock balancer"
-[ -e "$NC_BAL" ] || nc_fail "$NC_BAL missing (kernel without CONFIG_NUMA_BALANCING?)"
-
-nc_balancing_set 1 || nc_fail "cannot set kernel.numa_balancing=1"
+nc_stock_setup
 
 nc_vmstat_snap "$SNAP"
 nc_mbind_with_control "$OUT" "$CTL" "$MB" "$SECS" "$MAX_PCT"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # topology: the guest sees the NUMA topology the boot asked for:
 #   - NC_NODES nodes in /sys/devices/system/node/online,
 #   - NC_CPUS_PER_NODE CPUs in each nodeN/cpulist,
@@ -8,9 +9,7 @@
 #     KASLR may put on any node: ~45 MiB seen for a distro kernel), the
 #     struct page array (~1.6%) and the firmware holes below 1 MiB.
 # nc-timeout: 60
-NC_LIB=${0%/*}/lib/nc.sh
-[ -f "$NC_LIB" ] || { echo "FAIL: $NC_LIB missing (module-tests/tests/lib/ must be installed as /tests/lib/)"; exit 1; }
-. "$NC_LIB"
+. "${0%/*}/lib/nc.sh"
 
 [ -n "$NC_NODES" ] && [ -n "$NC_CPUS_PER_NODE" ] && [ -n "$NC_MEM_PER_NODE_MB" ] ||
 	nc_fail "NC_NODES/NC_CPUS_PER_NODE/NC_MEM_PER_NODE_MB not set by the runner"

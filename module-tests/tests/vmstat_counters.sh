@@ -1,11 +1,10 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # vmstat_counters: /proc/vmstat exports the NUMA balancing counters
 # (numa_hint_faults, numa_hint_faults_local, numa_pages_migrated,
 # numa_pte_updates, numa_huge_pte_updates) with numeric values.
 # nc-timeout: 30
-NC_LIB=${0%/*}/lib/nc.sh
-[ -f "$NC_LIB" ] || { echo "FAIL: $NC_LIB missing (module-tests/tests/lib/ must be installed as /tests/lib/)"; exit 1; }
-. "$NC_LIB"
+. "${0%/*}/lib/nc.sh"
 
 bad=0
 for k in numa_hint_faults numa_hint_faults_local numa_pages_migrated \

@@ -122,10 +122,27 @@ nc_check_dmesg() {
 	return 1
 }
 
+# nc_fail_on_splat: fail now if the kernel logged a splat since the test
+# started (the EXIT trap checks again after the cleanups).
+nc_fail_on_splat() {
+	nc_check_dmesg || nc_fail "the kernel logged a splat during the test"
+}
+
 trap _nc_on_exit EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 trap 'exit 129' HUP
+
+# nc_now_ms: milliseconds since boot.
+nc_now_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
+# nc_meminfo_kb KEY: a /proc/meminfo value in kB.
+nc_meminfo_kb() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
+# nc_debugfs_mount: mount debugfs unless it is mounted; fail if it cannot be.
+nc_debugfs_mount() {
+	grep -q ' /sys/kernel/debug debugfs ' /proc/mounts ||
+		mount -t debugfs debugfs /sys/kernel/debug ||
+		nc_fail "cannot mount debugfs"
+}
 
 # nc_need_prog PROG...: fail unless every program is on PATH.
 nc_need_prog() {
@@ -184,6 +201,21 @@ nc_balancing_set() {
 	fi
 	sysctl -w kernel.numa_balancing="$1" >/dev/null 2>&1 || echo "$1" > "$NC_BAL"
 	[ "$(cat "$NC_BAL")" = "$1" ]
+}
+
+# nc_balancing_force VALUE: nc_balancing_set, failing the test if it cannot.
+nc_balancing_force() {
+	nc_balancing_set "$1" || nc_fail "cannot set kernel.numa_balancing=$1"
+}
+
+# nc_stock_setup: the preconditions of a test of the kernel's own balancer:
+# numa_mfc, >= 2 nodes, no numacore module, kernel.numa_balancing=1.
+nc_stock_setup() {
+	nc_need_prog numa_mfc
+	nc_need_nodes 2
+	nc_numacore_loaded && nc_fail "a numacore module is loaded (left by an earlier test?); this test is about the stock balancer"
+	[ -e "$NC_BAL" ] || nc_fail "$NC_BAL missing (kernel without CONFIG_NUMA_BALANCING?)"
+	nc_balancing_force 1
 }
 
 # nc_numacore_loaded: true if a numacore policy module is loaded, i.e. any
