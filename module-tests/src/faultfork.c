@@ -21,14 +21,9 @@
  *             children_failed=<n> errors=<n> corrupt=<n>
  * Exit 0 if everything ran and every child exited 0, 1 otherwise, 2 on usage.
  */
-#include "numa_util.h"
+#include "harness.h"
 
-#include <errno.h>
-#include <getopt.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -39,33 +34,37 @@
 #define MAX_KIDS 8
 
 static int opt_threads = 4, opt_seconds = 10, opt_mb = 8, opt_fork_ms = 20, opt_hop = 1;
-static atomic_int stop;
+
+static const struct wl_opt opts[] = {
+	WL_OPT_INT("threads", 't', opt_threads, 1, 256),
+	WL_OPT_INT("seconds", 's', opt_seconds, 1, 1 << 20),
+	WL_OPT_INT("mb", 'm', opt_mb, 1, 1 << 16),
+	WL_OPT_INT("fork-ms", 'f', opt_fork_ms, 0, 60000),
+	WL_OPT_FLAG("no-hop", 'n', opt_hop, 0),
+	WL_OPT_END,
+};
+
+static const struct wl_prog prog = {
+	.name = "faultfork",
+	.usage =
+	"usage: faultfork [--threads T] [--seconds S] [--mb M] [--fork-ms MS] [--no-hop]\n"
+	"  --threads T   worker threads (default 4)\n"
+	"  --seconds S   run time (default 10)\n"
+	"  --mb M        MiB mapped per worker round (default 8)\n"
+	"  --fork-ms MS  fork a child every MS ms (default 20, 0 = no forks)\n"
+	"  --no-hop      do not move workers between nodes\n",
+	.opts = opts,
+	.flags = WL_BARE_USAGE,
+};
+
 static _Atomic long rounds, pages, forks, kids_failed, errors, corrupt;
 static char *child_buf;
 static int nodes;
+static pthread_t tids[256], ftid;
 
-static void usage(int code)
+static int stopped(void)
 {
-	fprintf(code ? stderr : stdout,
-		"usage: faultfork [--threads T] [--seconds S] [--mb M] [--fork-ms MS] [--no-hop]\n"
-		"  --threads T   worker threads (default 4)\n"
-		"  --seconds S   run time (default 10)\n"
-		"  --mb M        MiB mapped per worker round (default 8)\n"
-		"  --fork-ms MS  fork a child every MS ms (default 20, 0 = no forks)\n"
-		"  --no-hop      do not move workers between nodes\n");
-	exit(code);
-}
-
-static int parse_int(const char *s, const char *name, int min, int max)
-{
-	char *end;
-	long v = strtol(s, &end, 10);
-
-	if (!*s || *end || v < min || v > max) {
-		fprintf(stderr, "faultfork: bad %s '%s' (%d..%d)\n", name, s, min, max);
-		exit(2);
-	}
-	return (int)v;
+	return atomic_load(&wl_st->stop);
 }
 
 static long write_pages(char *p, size_t len, int val)
@@ -97,7 +96,7 @@ static void *worker(void *arg)
 	size_t len = (size_t)opt_mb << 20;
 	int hop = (int)id;
 
-	while (!atomic_load(&stop)) {
+	while (!stopped()) {
 		char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		long n, bad;
 
@@ -143,7 +142,7 @@ static void *forker(void *arg)
 	int alive = 0;
 
 	(void)arg;
-	while (!atomic_load(&stop)) {
+	while (!stopped()) {
 		pid_t pid;
 
 		reap(&alive, WNOHANG);
@@ -176,50 +175,16 @@ static void *forker(void *arg)
 	return NULL;
 }
 
-int main(int argc, char **argv)
+/* The workers and the forker; a worker that does not start ends the run. */
+static void start_threads(void)
 {
-	static const struct option lo[] = {
-		{ "threads", required_argument, 0, 't' },
-		{ "seconds", required_argument, 0, 's' },
-		{ "mb", required_argument, 0, 'm' },
-		{ "fork-ms", required_argument, 0, 'f' },
-		{ "no-hop", no_argument, 0, 'n' },
-		{ "help", no_argument, 0, 'h' },
-		{ 0, 0, 0, 0 },
-	};
-	pthread_t tids[256], ftid;
-	uint64_t t0, next;
-	int c, r;
-
-	while ((c = getopt_long(argc, argv, "t:s:m:f:nh", lo, NULL)) != -1) {
-		switch (c) {
-		case 't': opt_threads = parse_int(optarg, "--threads", 1, 256); break;
-		case 's': opt_seconds = parse_int(optarg, "--seconds", 1, 1 << 20); break;
-		case 'm': opt_mb = parse_int(optarg, "--mb", 1, 1 << 16); break;
-		case 'f': opt_fork_ms = parse_int(optarg, "--fork-ms", 0, 60000); break;
-		case 'n': opt_hop = 0; break;
-		case 'h': usage(0); break;
-		default: usage(2);
-		}
-	}
-	if (optind < argc)
-		usage(2);
-	setvbuf(stdout, NULL, _IONBF, 0);
-	nodes = nu_init();
-	if (nodes < 0)
-		return 1;
-	child_buf = mmap(NULL, CHILD_BUF, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (child_buf == MAP_FAILED) {
-		perror("faultfork: mmap");
-		return 1;
-	}
-	write_pages(child_buf, CHILD_BUF, 5);
+	int r;
 
 	for (long i = 0; i < opt_threads; i++) {
 		r = pthread_create(&tids[i], NULL, worker, (void *)i);
 		if (r) {
 			fprintf(stderr, "faultfork: pthread_create: %s\n", strerror(r));
-			atomic_store(&stop, 1);
+			atomic_store(&wl_st->stop, 1);
 			opt_threads = (int)i;
 			break;
 		}
@@ -229,18 +194,30 @@ int main(int argc, char **argv)
 		atomic_fetch_add(&errors, 1);
 		opt_fork_ms = 0;
 	}
-	t0 = nu_now_ms();
-	for (next = t0 + 1000; nu_now_ms() - t0 < (uint64_t)opt_seconds * 1000 && !atomic_load(&stop);
-	     next += 1000) {
-		uint64_t now = nu_now_ms();
+}
 
-		if (next > now)
-			usleep((next - now) * 1000);
-		nu_out("progress t_ms=%llu rounds=%ld forks=%ld\n",
-		       (unsigned long long)(nu_now_ms() - t0), atomic_load(&rounds),
-		       atomic_load(&forks));
+static int progress(uint64_t t_ms)
+{
+	nu_out("progress t_ms=%llu rounds=%ld forks=%ld\n", (unsigned long long)t_ms,
+	       atomic_load(&rounds), atomic_load(&forks));
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	nodes = wl_setup(&prog, argc, argv);
+	if (nodes < 0)
+		return 1;
+	child_buf = mmap(NULL, CHILD_BUF, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (child_buf == MAP_FAILED) {
+		perror("faultfork: mmap");
+		return 1;
 	}
-	atomic_store(&stop, 1);
+	write_pages(child_buf, CHILD_BUF, 5);
+	start_threads();
+	if (!stopped())
+		wl_sample_loop(nu_now_ms(), 1000, 1000, opt_seconds, progress);
+	atomic_store(&wl_st->stop, 1);
 	for (int i = 0; i < opt_threads; i++)
 		pthread_join(tids[i], NULL);
 	if (opt_fork_ms > 0)
