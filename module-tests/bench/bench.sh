@@ -92,7 +92,7 @@ done
 # build_tools: the guest-side binaries of the overlay archive.
 build_tools() {
 	CC=${CC:-gcc}
-	$CC -O2 -Wall -static -o "$OUT/bin/bench_run" "$SRC/bench_run.c"
+	$CC -O2 -Wall -static -o "$OUT/bin/bench_run" "$SRC/bench_run.c" "$SRC/bench_sample.c"
 	$CC -O2 -Wall -static -o "$OUT/bin/costbench" "$SRC/costbench.c"
 	$CC -O2 -Wall -shared -fPIC -o "$OUT/bin/numad_shim.so" "$SRC/numad_shim.c" -ldl
 }
