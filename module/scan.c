@@ -25,13 +25,10 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/hugetlb.h>
 #include <linux/jiffies.h>
 #include <linux/minmax.h>
-#include <linux/mempolicy.h>
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
-
 #include <linux/timekeeping.h>
 
 #include "numacore.h"
@@ -192,19 +189,6 @@ void numacore_task_tick(struct task_struct *curr)
 	numa_policy_queue_task_work(curr);
 }
 
-static bool numacore_vma_scannable(struct vm_area_struct *vma)
-{
-	if (!vma_migratable(vma) || !numa_policy_vma_mof(vma) ||
-	    is_vm_hugetlb_page(vma) || (vma->vm_flags & VM_MIXEDMAP))
-		return false;
-	/* Shared libraries and other read-only file mappings. */
-	if (vma->vm_file &&
-	    (vma->vm_flags & (VM_READ | VM_WRITE)) == VM_READ)
-		return false;
-	/* PROT_NONE hinting needs an accessible mapping. */
-	return vma_is_accessible(vma);
-}
-
 static void numacore_scan_wrap(struct mm_struct *mm)
 {
 	WRITE_ONCE(mm->numa_scan_seq, READ_ONCE(mm->numa_scan_seq) + 1);
@@ -228,7 +212,7 @@ static unsigned long numacore_scan_mm(struct mm_struct *mm)
 
 	vma_iter_init(&vmi, mm, start);
 	for_each_vma(vmi, vma) {
-		if (!numacore_vma_scannable(vma))
+		if (!numa_policy_vma_scannable(vma))
 			continue;
 		do {
 			start = max(start, vma->vm_start);

@@ -37,7 +37,6 @@
 #include <linux/debugfs.h>
 #include <linux/irqflags.h>
 #include <linux/kernel.h>
-#include <linux/mempolicy.h>
 #include <linux/mm.h>
 #include <linux/mmap_lock.h>
 #include <linux/module.h>
@@ -219,19 +218,6 @@ static void hooktest_task_tick(struct task_struct *curr)
 		hooktest_count(HT_TASK_WORK_QUEUED, 1);
 }
 
-static bool hooktest_vma_scannable(struct vm_area_struct *vma)
-{
-	if (!vma_migratable(vma) || !numa_policy_vma_mof(vma) ||
-	    is_vm_hugetlb_page(vma) || (vma->vm_flags & VM_MIXEDMAP))
-		return false;
-	/* read-only file mappings (library text): not worth migrating */
-	if (vma->vm_file &&
-	    (vma->vm_flags & (VM_READ | VM_WRITE)) == VM_READ)
-		return false;
-	/* PROT_NONE VMAs must not be confused with hinting PTEs */
-	return vma_is_accessible(vma);
-}
-
 /*
  * Mark the scannable VMAs from *@start on, until *@budget bytes of virtual
  * range are done.  Returns true if the budget ran out before the end of
@@ -245,7 +231,7 @@ static bool hooktest_scan_from(struct mm_struct *mm, unsigned long *start,
 	unsigned long addr, end;
 
 	for_each_vma(vmi, vma) {
-		if (!hooktest_vma_scannable(vma))
+		if (!numa_policy_vma_scannable(vma))
 			continue;
 		addr = max(*start, vma->vm_start);
 		while (addr < vma->vm_end && *budget) {
