@@ -27,7 +27,7 @@ MODULE_DIRS ?= module module-tests/kmod
 # tarball, checkpatch) and are listed rather than trusted to come along.
 DEPS_PACKAGES := linux-source-6.1 linux-headers-amd64 qemu-system-x86 busybox-static cpio bc bison \
 	flex libelf-dev libssl-dev kmod dkms gcc make libc6-dev python3 \
-	gnuplot-nox numad patch xz-utils perl
+	gnuplot-nox numad patch xz-utils perl dpkg-dev fakeroot rsync
 
 # `make run` guest shape (also the boot.sh defaults).
 RUN_NODES  ?= 2
@@ -39,12 +39,12 @@ APPEND     ?=
 
 DEPS_STAMP := $(BUILD)/.deps.stamp
 
-.PHONY: all deps kernel module initramfs run shell check clean distclean help
+.PHONY: all deps kernel deb module initramfs run shell check clean distclean help
 
 all: initramfs
 
 help:
-	@echo "targets: deps kernel module initramfs run shell check clean distclean"
+	@echo "targets: deps kernel deb module initramfs run shell check clean distclean"
 	@echo "vars:    KDIR=$(KDIR) JOBS=$(JOBS) MODULE_DIRS='$(MODULE_DIRS)'"
 	@echo "         RUN_NODES=$(RUN_NODES) RUN_CPUS=$(RUN_CPUS) RUN_MEM=$(RUN_MEM) APPEND='$(APPEND)'"
 
@@ -64,6 +64,10 @@ $(DEPS_STAMP):
 # make itself is incremental.
 kernel: $(DEPS_STAMP)
 	@JOBS=$(JOBS) qemu/build-kernel.sh
+
+# Debian packages (linux-image, linux-headers) of that kernel in build/deb/.
+deb: kernel
+	@JOBS=$(JOBS) qemu/build-deb.sh
 
 # --- out-of-tree modules ---------------------------------------------------
 # With the default KDIR the guest kernel is built first; with KDIR overridden
@@ -99,7 +103,7 @@ shell: initramfs
 		--cpus-per-node $(RUN_CPUS) --mem-per-node $(RUN_MEM) \
 		--timeout 86400 --append "$(APPEND)"
 
-check: initramfs
+check: initramfs deb
 	@qemu/check.sh
 
 # --- placement benchmark (module-tests/bench/) ------------------------------
