@@ -14,6 +14,8 @@
 #     check dmesg with), a timeout or a missing NC-DONE.  A test that skips
 #     counts as failed unless its boots.conf entry allows the skip (test
 #     name suffixed with '?'); a test that never reported counts as failed.
+#     A boot whose extra command line holds "nc-kernel=deb" boots the
+#     linux-image package's vmlinuz (build/deb/image/) instead of bzImage.
 #  4. last line: "N passed, N failed, N skipped"; exit 1 if anything failed.
 #
 # Environment: BOOTS (boots file), BOOT_TIMEOUT (seconds per boot, default
@@ -145,9 +147,25 @@ while IFS= read -r line <&3 || [ -n "$line" ]; do
 	done
 	to=${BOOT_TIMEOUT:-$budget}
 	log=$LOGS/$bname.log
+	# "nc-kernel=deb" in the extra command line: boot the image of the
+	# linux-image package (`make deb`) instead of build/bzImage, and tell
+	# the guest its build version (ncdeb=, compared with uname -v).
+	kargs=()
+	if [[ " ${bextra:-} " == *" nc-kernel=deb "* ]]; then
+		vmlinuz=$(ls "$BUILD"/deb/image/boot/vmlinuz-* 2>/dev/null | head -n 1)
+		rev=$(cat "$BUILD/deb/REVISION" 2>/dev/null)
+		bextra=$(echo " $bextra " | sed 's/ nc-kernel=deb / /; s/^ *//; s/ *$//')
+		if [ -z "$vmlinuz" ] || [ -z "$rev" ]; then
+			echo "# boot $bname wants the packaged kernel, but build/deb/ has none (make deb)"
+			result "not ok" "$bname/packaged_kernel"
+			continue
+		fi
+		kargs=(--kernel "$vmlinuz")
+		bextra="${bextra:+$bextra }ncdeb=$rev"
+	fi
 	echo "# boot $bname: $bnodes nodes x $bcpus vCPUs x ${bmem}MB, tests $btests${bextra:+, append '$bextra'} (log ${LOGS#"$TOP"/}/$bname.log)"
 	bstart=$(date +%s)
-	"$TOP/qemu/boot.sh" --quiet --name "$bname" --nodes "$bnodes" \
+	"$TOP/qemu/boot.sh" --quiet --name "$bname" ${kargs[@]+"${kargs[@]}"} --nodes "$bnodes" \
 		--cpus-per-node "$bcpus" --mem-per-node "$bmem" --tests "$btests" \
 		--append "${bextra:-}" --timeout "$to" 2> "$LOGS/$bname.boot.err"
 	brc=$?
