@@ -10,7 +10,7 @@
 
 ht_setup
 [ "$(nc_nodes_online)" -ge 2 ] || nc_fail "needs >= 2 NUMA nodes"
-command -v numa_mfc >/dev/null || nc_fail "numa_mfc not found"
+nc_need_prog numa_mfc
 bad=$(( $(nc_nodes_online) + 5 ))
 nc_balancing_force 0
 insmod "$KO" target_node=$bad || nc_fail "insmod numa_hooktest.ko target_node=$bad failed"

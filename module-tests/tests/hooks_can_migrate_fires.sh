@@ -14,7 +14,7 @@
 . "${0%/*}/lib/hooks.sh"
 
 ht_setup
-command -v taskset >/dev/null || nc_fail "taskset not found"
+nc_need_prog taskset
 ncpu=$(nproc)
 [ "$ncpu" -ge 2 ] || nc_skip "needs >= 2 CPUs"
 allmask=$(printf '%x' $(( (1 << ncpu) - 1 )))

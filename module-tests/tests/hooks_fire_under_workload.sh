@@ -12,8 +12,8 @@
 . "${0%/*}/lib/hooks.sh"
 
 ht_setup
-[ "$(nc_nodes_online)" -ge 2 ] || nc_skip "needs >= 2 NUMA nodes"
-command -v numa_mfc >/dev/null || nc_fail "numa_mfc not found"
+nc_need_nodes 2
+nc_need_prog numa_mfc
 
 SECONDS_RUN=${HOOKS_MFC_SECONDS:-25}
 nc_balancing_force 0

@@ -12,8 +12,8 @@
 . "${0%/*}/lib/hooks.sh"
 
 ht_setup
-[ "$(nc_nodes_online)" -ge 2 ] || nc_skip "needs >= 2 NUMA nodes"
-command -v numa_mfc >/dev/null || nc_fail "numa_mfc not found"
+nc_need_nodes 2
+nc_need_prog numa_mfc
 
 # preferred PID: "tid nid" of every thread of PID
 preferred() {

@@ -30,8 +30,8 @@ HOLD_US=${HOOKS_RELOAD_HOLD_US:-100000}
 DATA_SZ=${HOOKS_DATA_SIZE:-32768}
 LEAK_MAX_KB=${HOOKS_LEAK_MAX_KB:-4096}
 MIN_ALLOCS=${HOOKS_MIN_ALLOCS:-200}
-command -v faultfork >/dev/null || nc_fail "faultfork not found"
-command -v numa_mfc >/dev/null || nc_fail "numa_mfc not found"
+nc_need_prog faultfork
+nc_need_prog numa_mfc
 
 # faultfork needs madvise(2) (CONFIG_ADVISE_SYSCALLS); on a kernel where it
 # fails even with no policy loaded, use numa_mfc plus a fork loop instead.

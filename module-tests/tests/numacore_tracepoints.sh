@@ -17,7 +17,7 @@ nc_numacore_load policy=numacore scan_period_max_ms=2000
 [ -d "$T/events/numacore" ] || nc_fail "no events/numacore in tracefs"
 # "7 (expanded: 1408)" before the buffer is first used: keep the number
 old_kb=$(sed 's/[^0-9].*//' "$T/buffer_size_kb")
-nc_atexit "echo 0 > $T/events/numacore/enable; echo $old_kb > $T/buffer_size_kb; echo > $T/trace"
+nc_atexit "[ -d $T/events/numacore ] && echo 0 > $T/events/numacore/enable; echo $old_kb > $T/buffer_size_kb; echo > $T/trace"
 echo 8192 > "$T/buffer_size_kb"
 echo > "$T/trace"
 echo 1 > "$T/events/numacore/enable"

@@ -241,6 +241,16 @@ nc_field() {
 	echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1
 }
 
+# The END of an awk program over a workload's "result" lines that counted
+# them in n, its "config procs=" in procs and the failed ones in bad: exit 1
+# if none, fewer than procs, or any failed.
+NC_AWK_RESULTS_END='
+	END {
+		if (n == 0) { print "no result lines"; exit 1 }
+		if (procs != "" && n != procs) { printf "only %d of %d processes reported\n", n, procs; exit 1 }
+		exit bad ? 1 : 0
+	}'
+
 # nc_mfc_check_results FILE MINPCT: print one line per "result" line of a
 # numa_mfc output file and return 1 if any process ended below MINPCT
 # (or if there are no result lines / fewer than the "config procs=").
@@ -256,11 +266,7 @@ nc_mfc_check_results() {
 			r["bytes_per_s"], ok ? "ok" : "BELOW " min "%"
 		if (!ok) bad++
 	}
-	END {
-		if (n == 0) { print "no result lines"; exit 1 }
-		if (procs != "" && n != procs) { printf "only %d of %d processes reported\n", n, procs; exit 1 }
-		exit bad ? 1 : 0
-	}' "$1"
+	'"$NC_AWK_RESULTS_END" "$1"
 }
 
 # nc_thp_set MODE: set /sys/kernel/mm/transparent_hugepage/enabled to MODE

@@ -26,11 +26,7 @@ nc_bench_check() {
 			ok ? "ok" : (split_nodes ? "SPLIT" : "BELOW " min "%")
 		if (!ok) bad++
 	}
-	END {
-		if (n == 0) { print "no result lines"; exit 1 }
-		if (procs != "" && n != procs) { printf "only %d of %d processes reported\n", n, procs; exit 1 }
-		exit bad ? 1 : 0
-	}' "$1"
+	'"$NC_AWK_RESULTS_END" "$1"
 }
 
 # nc_cpu_node CPU: the node of a CPU.
