@@ -32,7 +32,9 @@ static void numacore_count_fault(int page_nid, int nr_pages, int flags)
  * The scanner's back-off evidence: faults since the task's last scan
  * attempt, on the node it runs on (faults taken elsewhere say nothing
  * about where its memory should be now).  A shared page the two-sample
- * filter kept in place is neither: it is not the task's to place.
+ * filter kept in place is neither: it is not the task's to place.  A
+ * failed migration is neither too: scanning faster cannot move a page the
+ * target node has no room for, so it counts apart and slows the scanner.
  */
 static void numacore_window_count(struct numacore_task *nt, int node,
 				  int nr_pages, int flags, bool filtered)
@@ -41,8 +43,11 @@ static void numacore_window_count(struct numacore_task *nt, int node,
 		nt->window_node = node;
 		nt->window_placed = 0;
 		nt->window_misplaced = 0;
+		nt->window_failed = 0;
 	}
-	if (flags & (NUMA_POLICY_FAULT_LOCAL | NUMA_POLICY_FAULT_MIGRATED))
+	if (flags & NUMA_POLICY_FAULT_MIGRATE_FAIL)
+		nt->window_failed += nr_pages;
+	else if (flags & (NUMA_POLICY_FAULT_LOCAL | NUMA_POLICY_FAULT_MIGRATED))
 		nt->window_placed += nr_pages;
 	else if (!filtered)
 		nt->window_misplaced += nr_pages;

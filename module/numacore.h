@@ -94,7 +94,9 @@ void numacore_stats_exit(void);
  * @window_placed: hinting faults since the last scan attempt that left
  *	the page local: on the task's node, or migrated there
  * @window_misplaced: hinting faults since the last scan attempt that left
- *	the page remote (refused or failed migrations)
+ *	the page remote (refused migrations)
+ * @window_failed: hinting faults since the last scan attempt whose
+ *	migration failed (target node full, or pages busy)
  * @place_next: jiffies before which no placement is tried (back-off)
  * @place_backoff_ms: current placement back-off
  * @placed_node: node the policy last moved the task to, or NUMA_NO_NODE
@@ -120,6 +122,7 @@ struct numacore_task {
 	int window_node;
 	unsigned long window_placed;
 	unsigned long window_misplaced;
+	unsigned long window_failed;
 	unsigned long place_next;
 	unsigned int place_backoff_ms;
 	int placed_node;

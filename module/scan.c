@@ -38,6 +38,8 @@
 #define NUMACORE_MISPLACED_RATIO	10
 /* Converged memory needs no rescanning: back off fast. */
 #define NUMACORE_BACKOFF		4
+/* Failed migrations: the target node is full, scan more slowly. */
+#define NUMACORE_FAIL_BACKOFF		2
 /* A task runs this many times its scanning time before it scans again. */
 #define NUMACORE_SCAN_COST_FACTOR	32
 
@@ -261,7 +263,9 @@ static bool numacore_placement_converged(struct task_struct *p,
  * Adapt the scan period to the faults since the task's last scan attempt:
  * halve it when more than one in NUMACORE_MISPLACED_RATIO left its page
  * remote, multiply it by NUMACORE_BACKOFF when they all (but that share)
- * left their page local.  The scan can wait when the grown period is not
+ * left their page local, and by NUMACORE_FAIL_BACKOFF (waiting for it,
+ * once per scan) when a migration failed: the target node has no room,
+ * and scanning faster would only repeat the faults.  The scan can wait when the grown period is not
  * over yet: the memory it would sample is where the task runs.  A task
  * that moved since its last scan, or took no fault since, has no such
  * evidence and scans (fault_done starts a new window on a new node).
@@ -280,8 +284,15 @@ static bool numacore_scan_backoff(struct task_struct *p,
 	unsigned int period = clamp(nt->scan_period_ms, min, max);
 
 	if (task_node(p) != nt->window_node ||
-	    !(nt->window_placed + nt->window_misplaced))
+	    !(nt->window_placed + nt->window_misplaced + nt->window_failed))
 		return false;
+	if (nt->window_failed) {
+		/* Once per scan: the grown period is waited for, then it scans. */
+		nt->window_failed = 0;
+		nt->scan_period_ms = min_t(unsigned int,
+					   period * NUMACORE_FAIL_BACKOFF, max);
+		return ran < (s64)nt->scan_period_ms * NSEC_PER_MSEC;
+	}
 	if (numacore_window_misplaced(nt)) {
 		nt->scan_period_ms = max_t(unsigned int, period / 2, min);
 		return false;
@@ -351,6 +362,7 @@ void numacore_scan(struct task_struct *p, struct numacore_task *nt)
 	nt->window_node = task_node(p);
 	nt->window_placed = 0;
 	nt->window_misplaced = 0;
+	nt->window_failed = 0;
 	if (!allowed)
 		return;
 	/* Only tasks that fault on the marked memory space the mm's scans. */
