@@ -87,8 +87,8 @@ fi
 # re-opens the console after mounting devtmpfs, so this is best effort.
 mknod -m 600 "$STAGE/dev/console" c 5 1 2>/dev/null || true
 
-echo "root:x:0:0:root:/root:/bin/sh" > "$STAGE/etc/passwd"
-echo "root:x:0:" > "$STAGE/etc/group"
+printf "root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/tmp:/bin/sh\n" > "$STAGE/etc/passwd"
+printf "root:x:0:\nnogroup:x:65534:\n" > "$STAGE/etc/group"
 
 (cd "$STAGE" && find . -mindepth 1 | LC_ALL=C sort |
 	cpio --quiet -o -H newc -R 0:0 > "$OUT.tmp")

@@ -14,6 +14,12 @@
  *   the child writes every page of a 1 MiB buffer inherited from the parent
  *   (COW faults), mmaps and touches 256 KiB more, and _exit(0)s; the forker
  *   reaps it.  Up to 8 children are alive at once.
+ * --churn: the mappings change under the scanner too.  Workers also
+ *   mprotect their buffer read-only (and check it) and back between writes;
+ *   each child repeats its writes CHURN_LOOPS times, toggling its new
+ *   mapping read-only, and munmapping and remapping it, every loop, and
+ *   every other child then execs this program again (--exec-child), which
+ *   touches a fresh buffer CHURN_LOOPS times and exits 0.
  *
  * OUTPUT:
  *   progress t_ms=<ms> rounds=<n> forks=<n>          (about once a second)
@@ -32,8 +38,10 @@
 #define CHILD_BUF (1UL << 20)
 #define CHILD_NEW (256UL << 10)
 #define MAX_KIDS 8
+#define CHURN_LOOPS 20
 
 static int opt_threads = 4, opt_seconds = 10, opt_mb = 8, opt_fork_ms = 20, opt_hop = 1;
+static int opt_churn;
 
 static const struct wl_opt opts[] = {
 	WL_OPT_INT("threads", 't', opt_threads, 1, 256),
@@ -41,18 +49,20 @@ static const struct wl_opt opts[] = {
 	WL_OPT_INT("mb", 'm', opt_mb, 1, 1 << 16),
 	WL_OPT_INT("fork-ms", 'f', opt_fork_ms, 0, 60000),
 	WL_OPT_FLAG("no-hop", 'n', opt_hop, 0),
+	WL_OPT_FLAG("churn", 'c', opt_churn, 1),
 	WL_OPT_END,
 };
 
 static const struct wl_prog prog = {
 	.name = "faultfork",
 	.usage =
-	"usage: faultfork [--threads T] [--seconds S] [--mb M] [--fork-ms MS] [--no-hop]\n"
+	"usage: faultfork [--threads T] [--seconds S] [--mb M] [--fork-ms MS] [--no-hop] [--churn]\n"
 	"  --threads T   worker threads (default 4)\n"
 	"  --seconds S   run time (default 10)\n"
 	"  --mb M        MiB mapped per worker round (default 8)\n"
 	"  --fork-ms MS  fork a child every MS ms (default 20, 0 = no forks)\n"
-	"  --no-hop      do not move workers between nodes\n",
+	"  --no-hop      do not move workers between nodes\n"
+	"  --churn       also mprotect, munmap/mmap and exec under the scanner\n",
 	.opts = opts,
 	.flags = WL_BARE_USAGE,
 };
@@ -108,7 +118,11 @@ static void *worker(void *arg)
 		n = write_pages(p, len, 1);
 		if (opt_hop && nodes > 1)
 			nu_pin_to_node(hop++ % nodes);
+		if (opt_churn && mprotect(p, len, PROT_READ))
+			atomic_fetch_add(&errors, 1);
 		bad = check_pages(p, len, 1);
+		if (opt_churn && mprotect(p, len, PROT_READ | PROT_WRITE))
+			atomic_fetch_add(&errors, 1);
 		n += write_pages(p, len, 2);
 		if (madvise(p, len / 2, MADV_DONTNEED))
 			atomic_fetch_add(&errors, 1);
@@ -123,6 +137,58 @@ static void *worker(void *arg)
 		atomic_fetch_add(&rounds, 1);
 	}
 	return NULL;
+}
+
+static char *map_new(size_t len)
+{
+	return mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+}
+
+/* One --churn loop on the child's new mapping: read-only, back, remapped. */
+static char *churn_once(char *q)
+{
+	if (mprotect(q, CHILD_NEW, PROT_READ) || check_pages(q, CHILD_NEW, 8) ||
+	    mprotect(q, CHILD_NEW, PROT_READ | PROT_WRITE))
+		_exit(4);
+	munmap(q, CHILD_NEW);
+	q = map_new(CHILD_NEW);
+	if (q == MAP_FAILED)
+		_exit(3);
+	write_pages(q, CHILD_NEW, 8);
+	return q;
+}
+
+/* A forked child: COW-write the inherited buffer, map and write more. */
+static void __attribute__((noreturn)) child(long nr)
+{
+	int loops = opt_churn ? CHURN_LOOPS : 1;
+	char *q = map_new(CHILD_NEW);
+
+	if (q == MAP_FAILED)
+		_exit(3);
+	write_pages(q, CHILD_NEW, 8);
+	for (int i = 0; i < loops; i++) {
+		write_pages(child_buf, CHILD_BUF, 7);
+		if (opt_churn)
+			q = churn_once(q);
+	}
+	if (opt_churn && (nr & 1)) {
+		execl("/proc/self/exe", "faultfork", "--exec-child", (char *)NULL);
+		_exit(5);	/* counted as a failed child */
+	}
+	_exit(0);
+}
+
+/* The program exec'd by a --churn child: a new mm, written, then exit. */
+static int exec_child(void)
+{
+	char *q = map_new(CHILD_BUF);
+
+	if (q == MAP_FAILED)
+		return 3;
+	for (int i = 0; i < CHURN_LOOPS; i++)
+		write_pages(q, CHILD_BUF, 9 + i);
+	return check_pages(q, CHILD_BUF, 9 + CHURN_LOOPS - 1) ? 4 : 0;
 }
 
 static void reap(int *alive, int flags)
@@ -156,17 +222,8 @@ static void *forker(void *arg)
 			usleep(10000);
 			continue;
 		}
-		if (pid == 0) {
-			char *q;
-
-			write_pages(child_buf, CHILD_BUF, 7);
-			q = mmap(NULL, CHILD_NEW, PROT_READ | PROT_WRITE,
-				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-			if (q == MAP_FAILED)
-				_exit(3);
-			write_pages(q, CHILD_NEW, 8);
-			_exit(0);
-		}
+		if (pid == 0)
+			child(atomic_load(&forks));
 		alive++;
 		atomic_fetch_add(&forks, 1);
 		usleep((useconds_t)opt_fork_ms * 1000);
@@ -205,6 +262,8 @@ static int progress(uint64_t t_ms)
 
 int main(int argc, char **argv)
 {
+	if (argc == 2 && !strcmp(argv[1], "--exec-child"))
+		return exec_child();
 	nodes = wl_setup(&prog, argc, argv);
 	if (nodes < 0)
 		return 1;
