@@ -12,7 +12,8 @@
 # splat, nothing stays loaded, and no leak: SUnreclaim (slab) ends within
 # NC_RELOAD_SLAB_KB (default 4096) of its value before the cycles, or on
 # a kernel with kmemleak, kmemleak reports no object allocated on the
-# policy's paths.
+# policy's paths; and afterwards the kernel's own balancing still moves a
+# remote process's memory to it (kernel.numa_balancing=1, >= 90% local).
 #
 # nc-timeout: 1500
 . "${0%/*}/lib/nc.sh"
@@ -24,6 +25,7 @@ nc_need_prog numa_mfc
 [ -f "$NC_KO" ] || nc_fail "$NC_KO not found (module not built? make module)"
 CYCLES=${NC_RELOAD_CYCLES:-1000}
 SLAB_KB=${NC_RELOAD_SLAB_KB:-4096}
+STOCK_PCT=90
 DIR=/tmp/nc.reload
 rm -rf "$DIR"; mkdir -p "$DIR"
 nc_balancing_force 0
@@ -101,5 +103,13 @@ elif [ $((slab1 - slab0)) -gt "$SLAB_KB" ]; then
 	echo "SUnreclaim grew by $((slab1 - slab0)) kB (limit $SLAB_KB)"
 	fails=$((fails + 1))
 fi
+# The kernel's own balancing still works: with kernel.numa_balancing=1 a
+# process whose memory starts remote gets it local (>= STOCK_PCT%).
+nc_balancing_force 1
+numa_mfc --procs 1 --threads 2 --mb 16 --seconds 30 --start remote \
+	--target 95 > "$DIR/stock.log" 2>&1
+nc_balancing_force 0
+nc_mfc_check_results "$DIR/stock.log" $STOCK_PCT ||
+	{ echo "stock balancing after the reloads did not reach ${STOCK_PCT}%"; fails=$((fails + 1)); }
 [ "$fails" -eq 0 ] || nc_fail "$fails problem(s)"
 nc_pass "$CYCLES reloads under load in $((t1 - t0)) ms, every workload run intact"
