@@ -22,18 +22,29 @@ for bad in "-i 0" "-i x" "-c 2" "-p abc" "extra"; do
 	numacore-stat $bad > /dev/null 2>&1; rc=$?
 	[ "$rc" -eq 2 ] || nc_fail "numacore-stat $bad exited $rc, want 2"
 done
-numa_mfc --procs 2 --threads 2 --mb 16 --seconds 12 --start remote > /tmp/nc.mfc &
+numa_mfc --procs 2 --threads 2 --mb 16 --seconds 20 --start remote > /tmp/nc.mfc &
 mfc=$!
 nc_bg $mfc
 nc_mfc_wait /tmp/nc.mfc 2 $mfc
 pid=$(nc_mfc_procs /tmp/nc.mfc pid | head -n 1)
-sleep 3
-numacore-stat -p "$pid" > /tmp/nc.stat || nc_fail "numacore-stat -p $pid failed"
+# stat_tasks: the task lines of /tmp/nc.stat; fails if one is not $pid's.
+stat_tasks() {
+	awk '/^tasks:/ { t = 1; next } t && $1 != "PID" { n++; if ($2 != p) bad++ }
+		END { print n + 0; exit bad > 0 }' p="$pid" /tmp/nc.stat
+}
+# A task gets policy state at its first scan: wait for one (a debug
+# kernel takes several seconds).
+t=0
+while :; do
+	numacore-stat -p "$pid" > /tmp/nc.stat || nc_fail "numacore-stat -p $pid failed"
+	n=$(stat_tasks) || { cat /tmp/nc.stat; nc_fail "-p $pid listed tasks of other processes"; }
+	[ "$n" -gt 0 ] && break
+	[ $t -lt 12 ] || { cat /tmp/nc.stat; nc_fail "-p $pid listed no task in 12 s"; }
+	sleep 1
+	t=$((t + 1))
+done
 cat /tmp/nc.stat
 grep -q '^policy: numacore (module numacore' /tmp/nc.stat || nc_fail "policy line missing"
-awk '/^tasks:/ { t = 1; next } t && $1 != "PID" { n++; if ($2 != p) bad++ }
-	END { exit !(n > 0 && !bad) }' p="$pid" /tmp/nc.stat ||
-	nc_fail "-p $pid listed no task, or tasks of other processes"
 numacore-stat -i 1 -c 2 > /tmp/nc.rates || nc_fail "numacore-stat -i 1 -c 2 failed"
 rates=$(awk '/^pages_marked|^scans/ { h = 1; next } h' /tmp/nc.rates | wc -l)
 tail -3 /tmp/nc.rates
