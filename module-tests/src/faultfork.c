@@ -13,7 +13,8 @@
  * One forker thread forks a short-lived child every --fork-ms (default 20):
  *   the child writes every page of a 1 MiB buffer inherited from the parent
  *   (COW faults), mmaps and touches 256 KiB more, and _exit(0)s; the forker
- *   reaps it.  Up to 8 children are alive at once.
+ *   reaps it.  Up to 8 children are alive at once.  With --forks N the run
+ *   ends once N children were forked (or after --seconds, if sooner).
  * --churn: the mappings change under the scanner too.  Workers also
  *   mprotect their buffer read-only (and check it) and back between writes;
  *   each child repeats its writes CHURN_LOOPS times, toggling its new
@@ -41,7 +42,7 @@
 #define CHURN_LOOPS 20
 
 static int opt_threads = 4, opt_seconds = 10, opt_mb = 8, opt_fork_ms = 20, opt_hop = 1;
-static int opt_churn;
+static int opt_churn, opt_forks;
 
 static const struct wl_opt opts[] = {
 	WL_OPT_INT("threads", 't', opt_threads, 1, 256),
@@ -50,6 +51,7 @@ static const struct wl_opt opts[] = {
 	WL_OPT_INT("fork-ms", 'f', opt_fork_ms, 0, 60000),
 	WL_OPT_FLAG("no-hop", 'n', opt_hop, 0),
 	WL_OPT_FLAG("churn", 'c', opt_churn, 1),
+	WL_OPT_INT("forks", 'F', opt_forks, 0, 1 << 30),
 	WL_OPT_END,
 };
 
@@ -57,12 +59,14 @@ static const struct wl_prog prog = {
 	.name = "faultfork",
 	.usage =
 	"usage: faultfork [--threads T] [--seconds S] [--mb M] [--fork-ms MS] [--no-hop] [--churn]\n"
+	"                 [--forks N]\n"
 	"  --threads T   worker threads (default 4)\n"
 	"  --seconds S   run time (default 10)\n"
 	"  --mb M        MiB mapped per worker round (default 8)\n"
 	"  --fork-ms MS  fork a child every MS ms (default 20, 0 = no forks)\n"
 	"  --no-hop      do not move workers between nodes\n"
-	"  --churn       also mprotect, munmap/mmap and exec under the scanner\n",
+	"  --churn       also mprotect, munmap/mmap and exec under the scanner\n"
+	"  --forks N     end the run once N children were forked (0 = no limit)\n",
 	.opts = opts,
 	.flags = WL_BARE_USAGE,
 };
@@ -225,7 +229,8 @@ static void *forker(void *arg)
 		if (pid == 0)
 			child(atomic_load(&forks));
 		alive++;
-		atomic_fetch_add(&forks, 1);
+		if (atomic_fetch_add(&forks, 1) + 1 == opt_forks)
+			atomic_store(&wl_st->stop, 1);
 		usleep((useconds_t)opt_fork_ms * 1000);
 	}
 	reap(&alive, 0);

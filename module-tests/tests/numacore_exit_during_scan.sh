@@ -1,17 +1,17 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # numacore_exit_during_scan: with policy=numacore scanning at its shortest
-# period, thousands of processes fork, exit, exec, mprotect and munmap /
-# remap their memory while being scanned (faultfork --churn): at least
-# MIN_FORKS children run, at least MIN_SCANNED distinct processes are
+# period, a thousand processes fork, exit, exec, mprotect and munmap /
+# remap their memory while being scanned (faultfork --churn --forks): at
+# least MIN_FORKS children run, at least MIN_SCANNED distinct processes are
 # scanned (numacore_scan events), every child exits 0, no page written is
 # found corrupt, no kernel splat, and the module unloads.
-# nc-timeout: 240
+# nc-timeout: 700
 . "${0%/*}/lib/nc.sh"
 . "${0%/*}/lib/numacore.sh"
 MIN_FORKS=1000
 MIN_SCANNED=100
-SECONDS_RUN=60
+MAX_SECONDS=600		# the run ends after MIN_FORKS children (~30 s here)
 nc_need_nodes 2
 nc_need_prog faultfork
 T=/sys/kernel/tracing
@@ -24,7 +24,8 @@ echo 8192 > "$T/buffer_size_kb"
 echo > "$T/trace"
 echo 1 > "$T/events/numacore/numacore_scan/enable"
 s0=$(nc_stat scans)
-faultfork --threads 2 --seconds $SECONDS_RUN --mb 4 --fork-ms 1 --churn > /tmp/nc.ff 2>&1
+faultfork --threads 2 --seconds $MAX_SECONDS --forks $MIN_FORKS --mb 4 --fork-ms 1 \
+	--churn > /tmp/nc.ff 2>&1
 rc=$?
 echo 0 > "$T/events/numacore/numacore_scan/enable"
 cat "$T/trace" > /tmp/nc.trace	# the events cannot be printed once unloaded
