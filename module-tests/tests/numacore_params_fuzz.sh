@@ -1,17 +1,24 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# numacore_params_reject_bad: every parameter refuses bad values with EINVAL and exactly one kernel
-# message naming it ("numacore: <param>=... refused"), counted among the
-# messages logged since the write, and keeps its old value; insmod with a
-# bad value fails cleanly with a message naming the parameter.
+# numacore_params_fuzz: every parameter refuses bad values (empty,
+# whitespace, hex, exponent, negative, 2^32, 20 digits, 4000 characters,
+# out of range, min > max in either order, unknown names) with EINVAL and
+# exactly one kernel message naming it ("numacore: <param>=... refused"),
+# counted among the messages logged since the write, and keeps its old
+# value; insmod with a bad value fails cleanly with a message naming the
+# parameter.
 . "${0%/*}/lib/nc.sh"
 . "${0%/*}/lib/numacore.sh"
 fails=0 writes=0
 refuse() {	# refuse PARAM VALUE
 	old=$(cat $NC_PARAMS/$1)
 	m=$(nc_dmesg_mark)
-	if echo "$2" > $NC_PARAMS/$1 2>/dev/null; then
+	if err=$( (echo "$2" > $NC_PARAMS/$1) 2>&1); then
 		echo "$1='$2' was accepted"; fails=$((fails + 1))
+	else
+		case "$err" in *"Invalid argument"*) ;;
+		*) echo "$1='$2': '$err', want EINVAL (Invalid argument)"; fails=$((fails + 1)) ;;
+		esac
 	fi
 	writes=$((writes + 1))
 	new=$(cat $NC_PARAMS/$1)
