@@ -103,8 +103,21 @@ shell: initramfs
 		--cpus-per-node $(RUN_CPUS) --mem-per-node $(RUN_MEM) \
 		--timeout 86400 --append "$(APPEND)"
 
-check: initramfs deb
+# Boots whose extra command line holds "nc-kernel=debug" run on the debug
+# kernel: `make check` builds it (in build/debug/) when it runs such a boot.
+DEBUG_BOOTS := $(shell awk '/^[^\#]/ && / nc-kernel=debug( |$$)/ { print $$1 }' module-tests/boots.conf 2>/dev/null)
+ifneq ($(DEBUG),1)
+ifneq ($(if $(CHECK_ONLY),$(filter $(DEBUG_BOOTS),$(CHECK_ONLY)),$(DEBUG_BOOTS)),)
+CHECK_DEBUG := debug-initramfs
+endif
+endif
+
+check: initramfs deb $(CHECK_DEBUG)
 	@qemu/check.sh
+
+.PHONY: debug-initramfs
+debug-initramfs: initramfs
+	@$(MAKE) --no-print-directory DEBUG=1 initramfs
 
 # --- placement benchmark (module-tests/bench/) ------------------------------
 # `make bench`: every workload x arm on 2- and 4-node guests + cost of the

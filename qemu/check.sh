@@ -15,7 +15,9 @@
 #     counts as failed unless its boots.conf entry allows the skip (test
 #     name suffixed with '?'); a test that never reported counts as failed.
 #     A boot whose extra command line holds "nc-kernel=deb" boots the
-#     linux-image package's vmlinuz (build/deb/image/) instead of bzImage.
+#     linux-image package's vmlinuz (build/deb/image/) instead of bzImage;
+#     one with "nc-kernel=debug" boots the debug kernel and initramfs
+#     (build/debug/, `make initramfs DEBUG=1`).
 #  4. last line: "N passed, N failed, N skipped"; exit 1 if anything failed.
 #
 # Environment: BOOTS (boots file), BOOT_TIMEOUT (seconds per boot, default
@@ -27,6 +29,8 @@ BUILD=${NC_BUILD:-$TOP/build}
 TREE=$BUILD/linux-source-6.1
 BOOTS=${BOOTS:-$TOP/module-tests/boots.conf}
 LOGS=$BUILD/logs
+# Boots with "nc-kernel=debug" run the debug kernel and initramfs (DEBUG=1).
+if [ "${NC_DEBUG:-0}" = 1 ]; then DEBUG_BUILD=$BUILD; else DEBUG_BUILD=$BUILD/debug; fi
 mkdir -p "$LOGS"
 
 n=0 pass=0 fail=0 skip=0
@@ -151,7 +155,15 @@ while IFS= read -r line <&3 || [ -n "$line" ]; do
 	# linux-image package (`make deb`) instead of build/bzImage, and tell
 	# the guest its build version (ncdeb=, compared with uname -v).
 	kargs=()
-	if [[ " ${bextra:-} " == *" nc-kernel=deb "* ]]; then
+	if [[ " ${bextra:-} " == *" nc-kernel=debug "* ]]; then
+		bextra=$(echo " $bextra " | sed 's/ nc-kernel=debug / /; s/^ *//; s/ *$//')
+		if [ ! -f "$DEBUG_BUILD/bzImage" ] || [ ! -f "$DEBUG_BUILD/initramfs.cpio" ]; then
+			echo "# boot $bname wants the debug kernel, but ${DEBUG_BUILD#"$TOP"/}/ has no bzImage or initramfs (make initramfs DEBUG=1)"
+			result "not ok" "$bname/debug_kernel"
+			continue
+		fi
+		kargs=(--kernel "$DEBUG_BUILD/bzImage" --initrd "$DEBUG_BUILD/initramfs.cpio")
+	elif [[ " ${bextra:-} " == *" nc-kernel=deb "* ]]; then
 		vmlinuz=$(ls "$BUILD"/deb/image/boot/vmlinuz-* 2>/dev/null | head -n 1)
 		rev=$(cat "$BUILD/deb/REVISION" 2>/dev/null)
 		bextra=$(echo " $bextra " | sed 's/ nc-kernel=deb / /; s/^ *//; s/ *$//')
