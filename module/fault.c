@@ -39,18 +39,16 @@ static void numacore_count_fault(int page_nid, int nr_pages, int flags)
 static void numacore_window_count(struct numacore_task *nt, int node,
 				  int nr_pages, int flags, bool filtered)
 {
-	if (node != nt->window_node) {
-		nt->window_node = node;
-		nt->window_placed = 0;
-		nt->window_misplaced = 0;
-		nt->window_failed = 0;
-	}
+	if (node != nt->window_node)
+		numacore_window_reset(nt, node);
 	if (flags & NUMA_POLICY_FAULT_MIGRATE_FAIL)
 		nt->window_failed += nr_pages;
 	else if (flags & (NUMA_POLICY_FAULT_LOCAL | NUMA_POLICY_FAULT_MIGRATED))
 		nt->window_placed += nr_pages;
 	else if (!filtered)
 		nt->window_misplaced += nr_pages;
+	if (!(flags & NUMA_POLICY_FAULT_LOCAL))
+		nt->window_remote += nr_pages;
 }
 
 /*

@@ -97,6 +97,8 @@ void numacore_stats_exit(void);
  *	the page remote (refused migrations)
  * @window_failed: hinting faults since the last scan attempt whose
  *	migration failed (target node full, or pages busy)
+ * @window_remote: hinting faults since the last scan attempt on a page
+ *	that was remote when it faulted (whatever became of it)
  * @place_next: jiffies before which no placement is tried (back-off)
  * @place_backoff_ms: current placement back-off
  * @placed_node: node the policy last moved the task to, or NUMA_NO_NODE
@@ -123,11 +125,22 @@ struct numacore_task {
 	unsigned long window_placed;
 	unsigned long window_misplaced;
 	unsigned long window_failed;
+	unsigned long window_remote;
 	unsigned long place_next;
 	unsigned int place_backoff_ms;
 	int placed_node;
 	unsigned long faults[];
 };
+
+/* Start the scanner's back-off evidence afresh, for faults on @node. */
+static inline void numacore_window_reset(struct numacore_task *nt, int node)
+{
+	nt->window_node = node;
+	nt->window_placed = 0;
+	nt->window_misplaced = 0;
+	nt->window_failed = 0;
+	nt->window_remote = 0;
+}
 
 /*
  * Fault types: a fault on a page with no recorded last CPU says nothing

@@ -17,11 +17,11 @@
  * task changes node) and adapts to the hinting faults the task took since
  * its last scan: a fault counts as placed when its page is local after
  * the fault (it was, or it migrated here).  While nearly all are placed
- * the period grows x4 at each expiry, up to scan_period_max_ms, and the
- * scan waits for the grown period (never in the middle of a pass); so
- * memory that converged in one pass is next sampled scan_period_max_ms
- * later, not at every step of the back-off.  Misplaced faults halve the
- * period.
+ * the period grows x4 at each expiry, up to scan_period_max_ms (at once
+ * when the faults found every page local already), and the scan waits
+ * for the grown period (never in the middle of a pass); so memory that
+ * converged in one pass is next sampled scan_period_max_ms later, not at
+ * every step of the back-off.  Misplaced faults halve the period.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -261,18 +261,22 @@ static bool numacore_placement_converged(struct task_struct *p,
 
 /*
  * Adapt the scan period to the faults since the task's last scan attempt:
- * halve it when more than one in NUMACORE_MISPLACED_RATIO left its page
- * remote, multiply it by NUMACORE_BACKOFF when they all (but that share)
- * left their page local, and by NUMACORE_FAIL_BACKOFF (waiting for it,
- * once per scan) when a migration failed: the target node has no room,
- * and scanning faster would only repeat the faults.  The scan can wait when the grown period is not
- * over yet: the memory it would sample is where the task runs.  A task
- * that moved since its last scan, or took no fault since, has no such
- * evidence and scans (fault_done starts a new window on a new node).
- * At scan_period_max_ms, while a pass over the mm is unfinished (an mm
- * larger than scan_size_mb), and while the task is away from its target
- * node (unless it gave up moving) or its memory is spread over nodes, the
- * scan is never deferred.
+ * - more than one in NUMACORE_MISPLACED_RATIO left its page remote: halve
+ *   it, and scan;
+ * - a migration failed: multiply it by NUMACORE_FAIL_BACKOFF and wait for
+ *   it, once per scan (the target node has no room: scanning faster would
+ *   only repeat the faults);
+ * - every fault found its page local already (none was remote, whether it
+ *   moved or stayed: the pass had nothing to do): go to
+ *   scan_period_max_ms;
+ * - (nearly) all left their page local: multiply it by NUMACORE_BACKOFF.
+ * The scan waits while the grown period is not over: the memory it would
+ * sample is where the task runs.  A task that moved since its last scan,
+ * or took no fault since, has no such evidence and scans (fault_done
+ * starts a new window on a new node).  At scan_period_max_ms, while a
+ * pass over the mm is unfinished (an mm larger than scan_size_mb), and
+ * while the task is away from its target node (unless it gave up moving)
+ * or its memory is spread over nodes, the scan is never deferred.
  *
  * Return: true if the scan is deferred.
  */
@@ -303,7 +307,12 @@ static bool numacore_scan_backoff(struct task_struct *p,
 	/* Placement needs fresh faults until task and memory agree. */
 	if (!numacore_placement_converged(p, nt))
 		return false;
-	nt->scan_period_ms = min_t(unsigned int, period * NUMACORE_BACKOFF, max);
+	/* Every fault found its page local: the memory is where the task runs. */
+	if (!nt->window_remote)
+		nt->scan_period_ms = max;
+	else
+		nt->scan_period_ms = min_t(unsigned int,
+					   period * NUMACORE_BACKOFF, max);
 	return ran < (s64)nt->scan_period_ms * NSEC_PER_MSEC;
 }
 
@@ -359,10 +368,7 @@ void numacore_scan(struct task_struct *p, struct numacore_task *nt)
 	next = READ_ONCE(p->mm->numa_next_scan);
 	allowed = numacore_mm_scan_allowed(p, nt);
 	nt->node_stamp = start;
-	nt->window_node = task_node(p);
-	nt->window_placed = 0;
-	nt->window_misplaced = 0;
-	nt->window_failed = 0;
+	numacore_window_reset(nt, task_node(p));
 	if (!allowed)
 		return;
 	/* Only tasks that fault on the marked memory space the mm's scans. */
