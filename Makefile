@@ -112,12 +112,20 @@ CHECK_DEBUG := debug-initramfs
 endif
 endif
 
-check: initramfs deb $(CHECK_DEBUG)
+# The debug build comes first: the modules are built in their source
+# directories, so its objects are removed (packed in build/debug/ by then)
+# and the normal build that follows remakes them for the normal kernel.
+check: $(CHECK_DEBUG) initramfs deb
 	@qemu/check.sh
 
 .PHONY: debug-initramfs
-debug-initramfs: initramfs
+debug-initramfs:
 	@$(MAKE) --no-print-directory DEBUG=1 initramfs
+	@for d in $(MODULE_DIRS); do \
+		if [ -f $$d/Kbuild ] || [ -f $$d/Makefile ]; then \
+			$(MAKE) -s -C $(TOP)/build/debug/linux-source-6.1 M=$(TOP)/$$d clean; \
+		fi; \
+	done
 
 # --- placement benchmark (module-tests/bench/) ------------------------------
 # `make bench`: every workload x arm on 2- and 4-node guests + cost of the
