@@ -10,8 +10,9 @@
  * faults leave the pages in place meanwhile.  Memory follows the CPU
  * instead when the task may not run there (its CPU mask), and while the
  * task backs off after failed or undone moves (from the third in a row:
- * until then a swap partner may still learn that it wants to trade; at
- * once when every task on the target node is there for good).
+ * until then a swap partner may still learn that it wants to trade; from
+ * the second when every task on the target node is there for good, since
+ * one look while tasks are still moving in and out can be wrong).
  *
  * A move never queues the task behind others: it goes to an idle CPU of
  * the target node, while that node has fewer tasks than CPUs (the load
@@ -245,29 +246,37 @@ static bool numacore_anchored(struct task_struct *t, int dst)
 /*
  * Swap @p with a task running on @dst that wants @src.
  *
- * Return: 0 if swapped; -EBUSY if every task running there is anchored
- * (waiting is pointless), -ESRCH if some might still trade later (or the
- * swap raced with them moving), -ENOSPC if none runs there.
+ * Return: 0 if swapped; -EBUSY if every CPU of @dst that @p may use runs
+ * an anchored task (waiting is pointless), -ESRCH if some might still
+ * trade or free their CPU later (or the swap raced with them moving),
+ * -ENOSPC if no task runs there.
  */
 static int numacore_swap(struct task_struct *p, int src, int dst)
 {
-	int cpu, src_cpu = task_cpu(p), ret = -ENOSPC;
+	int cpu, src_cpu = task_cpu(p);
+	bool seen = false, all_anchored = true;
 	struct task_struct *t;
 
 	for_each_cpu_and(cpu, cpumask_of_node(dst), p->cpus_ptr) {
 		t = numa_policy_cpu_curr_get(cpu);
-		if (!t)
+		if (!t) {
+			/* Idle, or not a fair task: may be free soon. */
+			all_anchored = false;
 			continue;
+		}
+		seen = true;
 		if (t != p && numacore_swap_partner(t, src, dst, src_cpu) &&
-		    !migrate_swap(p, t, cpu, src_cpu))
-			ret = 0;
-		else if (ret != -ESRCH)
-			ret = numacore_anchored(t, dst) ? -EBUSY : -ESRCH;
-		put_task_struct(t);
-		if (!ret)
+		    !migrate_swap(p, t, cpu, src_cpu)) {
+			put_task_struct(t);
 			return 0;
+		}
+		if (!numacore_anchored(t, dst))
+			all_anchored = false;
+		put_task_struct(t);
 	}
-	return ret;
+	if (!seen)
+		return -ENOSPC;
+	return all_anchored ? -EBUSY : -ESRCH;
 }
 
 /* Move or swap @p to @dst; count and trace the outcome. */
@@ -322,7 +331,8 @@ void numacore_place_task(struct task_struct *p, struct numacore_task *nt)
 	}
 	ret = numacore_move(p, src, dst);
 	if (ret) {
-		numacore_place_backoff(nt, ret == -EBUSY || ret == -EPERM);
+		numacore_place_backoff(nt, ret == -EPERM ||
+				       (ret == -EBUSY && nt->place_backoff_ms));
 		return;
 	}
 	nt->placed_node = dst;
