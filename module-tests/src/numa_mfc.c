@@ -32,12 +32,15 @@
  *
  * A sampler thread per process queries the node of every page of the region
  * with move_pages(2) every --sample-ms.  The run stops after --seconds, or
- * earlier once every process reached --target percent locality (0 = never).
+ * earlier once every process is at --target percent locality or above
+ * (0 = never), each of them without a sample below it for the last --hold
+ * ms.  A process stopped by another one keeps its last sample as final.
  *
  * OUTPUT (stdout, one line each, key=value, written atomically):
  *   config procs=<P> threads=<T> mb=<M> start=<remote|local|cpu-follows>
  *          write=<slices|shared> map=<private|shared> thp=<always|never|default>
- *          mbind_remote=<0|1> interleave=<0|1> nodes=<N> target=<pct> seconds=<S> sample_ms=<ms>
+ *          mbind_remote=<0|1> interleave=<0|1> nodes=<N> target=<pct> hold_ms=<ms>
+ *          seconds=<S> sample_ms=<ms>
  *          query=<pagemap|move_pages>   (page->node method, see numa_util.h)
  *   proc proc=<i> pid=<pid> node=<home node> mem_node=<first-touch node> pages=<n>
  *   sample proc=<i> t_ms=<ms> local_pct=<x.x> pages=<n> node_pages=<n0>,<n1>,...
@@ -70,7 +73,7 @@ static const char *const start_name[] = { "remote", "local", "cpu-follows", NULL
 static const char *const thp_name[] = { "default", "always", "never", NULL };
 
 static struct {
-	int procs, threads, mb, seconds, target, sample_ms, node;
+	int procs, threads, mb, seconds, target, hold_ms, sample_ms, node;
 	int start, thp;
 	int shared, map_shared, mbind_remote, interleave;
 } opt = {
@@ -90,6 +93,7 @@ static const struct wl_opt opts[] = {
 	WL_OPT_FLAG("mbind-remote", 'b', opt.mbind_remote, 1),
 	WL_OPT_ENUM("thp", 'H', opt.thp, thp_name),
 	WL_OPT_INT("target", 'T', opt.target, 0, 100),
+	WL_OPT_INT("hold", 'o', opt.hold_ms, 0, 600000),
 	WL_OPT_INT("sample-ms", 'i', opt.sample_ms, 10, 600000),
 	WL_OPT_INT("node", 'n', opt.node, 0, NU_MAX_NODES - 1),
 	WL_OPT_END,
@@ -106,8 +110,8 @@ static int home, mem_node;
 static struct wl_worker workers[WL_MAXT];
 static struct {
 	double pct;
-	long t90, t95, present;
-	int ref;
+	long t90, t95, present, since;
+	int ref, taken;
 } smp;
 
 /* The parent's figures for the summary line. */
@@ -241,13 +245,20 @@ static void start_writers(void)
 	wl_start(workers, opt.threads, writer);
 }
 
-/* Note whether this process reached --target; true once every one has. */
-static int all_reached(void)
+/*
+ * Note whether this process has been at --target for --hold ms by @t_ms;
+ * true when every process is.
+ */
+static int all_reached(uint64_t t_ms)
 {
 	atomic_int *mine = &wl_st->res[wl_proc].reached;
 	int all = 1;
 
-	atomic_store(mine, smp.pct >= opt.target ? 1 : atomic_load(mine));
+	if (smp.pct < opt.target)
+		smp.since = -1;
+	else if (smp.since < 0)
+		smp.since = (long)t_ms;
+	atomic_store(mine, smp.since >= 0 && (long)t_ms - smp.since >= opt.hold_ms);
 	for (int p = 0; p < opt.procs; p++)
 		all &= atomic_load(&wl_st->res[p].reached);
 	return all;
@@ -258,6 +269,10 @@ static int sample(uint64_t t_ms)
 	long counts[NU_MAX_NODES], absent;
 	char buf[512];
 
+	/* Another process stopped the run: its verdict saw this last sample. */
+	if (smp.taken && atomic_load(&wl_st->stop))
+		return 1;
+	smp.taken = 1;
 	smp.present = nu_page_nodes(region, region_len, counts, &absent);
 	if (smp.present < 0)
 		wl_die("move_pages", (int)-smp.present);
@@ -274,14 +289,14 @@ static int sample(uint64_t t_ms)
 		smp.t90 = (long)t_ms;
 	if (smp.t95 < 0 && smp.pct >= 95.0)
 		smp.t95 = (long)t_ms;
-	return opt.target > 0 && all_reached();
+	return opt.target > 0 && all_reached(t_ms);
 }
 
 static void run_proc(int i)
 {
 	uint64_t t0, end, pages;
 
-	smp.t90 = smp.t95 = -1;
+	smp.t90 = smp.t95 = smp.since = -1;
 	place(i);
 	first_touch();
 	nu_out("proc proc=%d pid=%d node=%d mem_node=%d pages=%zu\n", i, (int)getpid(), home,
@@ -336,11 +351,11 @@ static int prepare(int nr_nodes)
 			return 1;
 		}
 	}
-	nu_out("config procs=%d threads=%d mb=%d start=%s write=%s map=%s thp=%s mbind_remote=%d interleave=%d nodes=%d target=%d seconds=%d sample_ms=%d query=%s\n",
+	nu_out("config procs=%d threads=%d mb=%d start=%s write=%s map=%s thp=%s mbind_remote=%d interleave=%d nodes=%d target=%d hold_ms=%d seconds=%d sample_ms=%d query=%s\n",
 	       opt.procs, opt.threads, opt.mb, start_name[opt.start],
 	       opt.shared ? "shared" : "slices", opt.map_shared ? "shared" : "private",
-	       thp_name[opt.thp], opt.mbind_remote, opt.interleave, nodes, opt.target, opt.seconds,
-	       opt.sample_ms, nu_page_query_method());
+	       thp_name[opt.thp], opt.mbind_remote, opt.interleave, nodes, opt.target, opt.hold_ms,
+	       opt.seconds, opt.sample_ms, nu_page_query_method());
 	return 0;
 }
 
@@ -371,7 +386,8 @@ static const struct wl_prog prog = {
 	"  --mbind-remote     keep the buffer mbind(MPOL_BIND) to the remote node\n"
 	"  --interleave       MPOL_INTERLEAVE task policy after the first touch\n"
 	"  --thp always|never|default   madvise(MADV_HUGEPAGE/NOHUGEPAGE)\n"
-	"  --target PCT       stop once every process reached PCT% locality (0=off)\n"
+	"  --target PCT       stop once every process is at PCT% locality (0=off)\n"
+	"  --hold MS          ... and has been for MS ms (default 0)\n"
 	"  --sample-ms MS     sampling period (default 500)\n"
 	"  --node N           home node of every process (default: proc % nodes;\n"
 	"                     with --map-shared: 0)\n"
