@@ -39,7 +39,7 @@ APPEND     ?=
 
 DEPS_STAMP := $(BUILD)/.deps.stamp
 
-.PHONY: all deps kernel deb module initramfs run shell check clean distclean help
+.PHONY: all deps kernel deb module module-clean initramfs run shell check clean distclean help
 
 all: initramfs
 
@@ -121,11 +121,7 @@ check: $(CHECK_DEBUG) initramfs deb
 .PHONY: debug-initramfs
 debug-initramfs:
 	@$(MAKE) --no-print-directory DEBUG=1 initramfs
-	@for d in $(MODULE_DIRS); do \
-		if [ -f $$d/Kbuild ] || [ -f $$d/Makefile ]; then \
-			$(MAKE) -s -C $(TOP)/build/debug/linux-source-6.1 M=$(TOP)/$$d clean; \
-		fi; \
-	done
+	@$(MAKE) --no-print-directory DEBUG=1 module-clean
 
 # --- placement benchmark (module-tests/bench/) ------------------------------
 # `make bench`: every workload x arm on 2- and 4-node guests + cost of the
@@ -144,10 +140,15 @@ bench-clean:
 	rm -rf $(BUILD)/bench $(BUILD)/stock-kernel
 
 # --- housekeeping ----------------------------------------------------------
-clean:
+# The module objects built against KDIR, removed from their source directories.
+module-clean:
 	@for d in $(MODULE_DIRS); do \
-		if [ -d $$d ] && [ -d $(KDIR) ]; then $(MAKE) -s -C $(KDIR) M=$(TOP)/$$d clean; fi; \
+		if [ -d $(KDIR) ] && { [ -f $$d/Kbuild ] || [ -f $$d/Makefile ]; }; then \
+			$(MAKE) -s -C $(KDIR) M=$(TOP)/$$d clean; \
+		fi; \
 	done
+
+clean: module-clean
 	rm -rf $(BUILD)/initramfs $(BUILD)/initramfs.cpio $(BUILD)/module-tests $(BUILD)/logs
 
 # Also drops the unpacked kernel tree (the next `make kernel` re-unpacks).

@@ -43,6 +43,8 @@ result() { # status(ok|not ok|skip) name [skip reason]
 	esac
 }
 diag() { sed 's/^/# /'; }
+# Remove the word $1 from the current boot's extra command line.
+drop_extra_word() { bextra=$(echo " $bextra " | sed "s/ $1 / /; s/^ *//; s/ *\$//"); }
 
 echo "TAP version 13"
 
@@ -156,7 +158,7 @@ while IFS= read -r line <&3 || [ -n "$line" ]; do
 	# the guest its build version (ncdeb=, compared with uname -v).
 	kargs=()
 	if [[ " ${bextra:-} " == *" nc-kernel=debug "* ]]; then
-		bextra=$(echo " $bextra " | sed 's/ nc-kernel=debug / /; s/^ *//; s/ *$//')
+		drop_extra_word nc-kernel=debug
 		if [ ! -f "$DEBUG_BUILD/bzImage" ] || [ ! -f "$DEBUG_BUILD/initramfs.cpio" ]; then
 			echo "# boot $bname wants the debug kernel, but ${DEBUG_BUILD#"$TOP"/}/ has no bzImage or initramfs (make initramfs DEBUG=1)"
 			result "not ok" "$bname/debug_kernel"
@@ -166,7 +168,7 @@ while IFS= read -r line <&3 || [ -n "$line" ]; do
 	elif [[ " ${bextra:-} " == *" nc-kernel=deb "* ]]; then
 		vmlinuz=$(ls "$BUILD"/deb/image/boot/vmlinuz-* 2>/dev/null | head -n 1)
 		rev=$(cat "$BUILD/deb/REVISION" 2>/dev/null)
-		bextra=$(echo " $bextra " | sed 's/ nc-kernel=deb / /; s/^ *//; s/ *$//')
+		drop_extra_word nc-kernel=deb
 		if [ -z "$vmlinuz" ] || [ -z "$rev" ]; then
 			echo "# boot $bname wants the packaged kernel, but build/deb/ has none (make deb)"
 			result "not ok" "$bname/packaged_kernel"
