@@ -102,6 +102,8 @@ void numacore_fault_done(int last_cpu, int page_nid, int nr_pages, int flags)
 
 	numacore_placement_update(p, nt);
 	nt->faulted = true;
+	if (nt->nr_faults < NUMACORE_MOVE_MIN_FAULTS)
+		nt->nr_faults++;
 
 	type = numacore_take_fault_type(p, nt, last_cpu, &node, &filtered);
 	*numacore_faults(nt, page_nid, type) += nr_pages;

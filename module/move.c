@@ -59,14 +59,16 @@ static bool numacore_node_dominates(struct numacore_task *nt, int node,
 }
 
 /*
- * Has @nt seen enough of its memory (NUMACORE_MOVE_MIN_PAGES of faults)
- * to tell where it is?
+ * Has @nt seen enough of its memory (NUMACORE_MOVE_MIN_FAULTS hinting
+ * faults, NUMACORE_MOVE_MIN_PAGES pages) to tell where it is?
  */
 static bool numacore_knows_memory(struct numacore_task *nt)
 {
 	unsigned long sum = 0;
 	int node;
 
+	if (READ_ONCE(nt->nr_faults) < NUMACORE_MOVE_MIN_FAULTS)
+		return false;
 	for (node = 0; node < nr_node_ids; node++)
 		sum += numacore_class_faults(nt, node);
 	return sum >= NUMACORE_MOVE_MIN_PAGES;
@@ -78,9 +80,10 @@ static bool numacore_knows_memory(struct numacore_task *nt)
  * @nt: its state
  * @node: the page's node, not @p's
  *
- * A task that may run on @node and has fewer than NUMACORE_MOVE_MIN_PAGES
- * faults leaves its pages in place too: a page migrated now would count
- * for the task's node and hide where its memory is.
+ * A task that may run on @node and has not yet taken
+ * NUMACORE_MOVE_MIN_FAULTS faults (NUMACORE_MOVE_MIN_PAGES pages) leaves
+ * its pages in place too: a page migrated now would count for the task's
+ * node and hide where its memory is.
  *
  * Return: true if the page should stay where it is, because @p is to move
  * to it (numacore_place_task()) or may still do so.

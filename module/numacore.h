@@ -80,6 +80,8 @@ void numacore_stats_exit(void);
  * @scan_seq: mm scan sequence the fault vector was last decayed at
  * @first_seq: mm scan sequence when the state was allocated
  * @faulted: the task took a hinting fault since
+ * @nr_faults: hinting faults the task took since the state was made,
+ *	counted once each whatever their size, up to NUMACORE_MOVE_MIN_FAULTS
  * @migrate_seq: scan sequences since the task last changed node
  * @last_node: node the task ran on at its last tick
  * @preferred_node: node with most of the task's faults, or NUMA_NO_NODE
@@ -113,6 +115,7 @@ struct numacore_task {
 	int scan_seq;
 	int first_seq;
 	bool faulted;
+	unsigned int nr_faults;
 	int migrate_seq;
 	int last_node;
 	int preferred_node;
@@ -131,6 +134,13 @@ struct numacore_task {
 	int placed_node;
 	unsigned long faults[];
 };
+
+/*
+ * Hinting faults, counted once each, before a task's fault vector tells
+ * where its memory is: one fault on a huge page counts 512 pages, so a
+ * page count alone can rest on a single fault.
+ */
+#define NUMACORE_MOVE_MIN_FAULTS	16
 
 /* Start the scanner's back-off evidence afresh, for faults on @node. */
 static inline void numacore_window_reset(struct numacore_task *nt, int node)
