@@ -21,7 +21,12 @@
 #  4. last line: "N passed, N failed, N skipped"; exit 1 if anything failed.
 #
 # Environment: BOOTS (boots file), BOOT_TIMEOUT (seconds per boot, default
-# 120 + per test 330, or its "# nc-timeout:" + 30 if longer), CHECK_ONLY (space-separated boot names to run).
+# 120 + per test 330, or its "# nc-timeout:" + 30 if longer), CHECK_ONLY
+# (space-separated boot names to run), NC_DEBUG_TIME_SCALE (default 3: on
+# the debug kernel every test's timeout, and so the boot's, is that many
+# times longer; the guest gets it as nctimescale=), NC_DEBUG_APPEND (words
+# added to the command line of every boot on the debug kernel, before the
+# boot's own; default: the reduced cycle counts of DEBUG_CYCLES below).
 set -uo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,6 +36,15 @@ BOOTS=${BOOTS:-$TOP/module-tests/boots.conf}
 LOGS=$BUILD/logs
 # Boots with "nc-kernel=debug" run the debug kernel and initramfs (DEBUG=1).
 if [ "${NC_DEBUG:-0}" = 1 ]; then DEBUG_BUILD=$BUILD; else DEBUG_BUILD=$BUILD/debug; fi
+DEBUG_TIME_SCALE=${NC_DEBUG_TIME_SCALE:-3}
+# A load/unload cycle takes 2-4 s under KASAN and lockdep (~0.3 s on the
+# normal kernel): the debug kernel runs the reload tests with fewer cycles.
+DEBUG_CYCLES="HOOKS_RELOAD_CYCLES=25 HOOKS_REREG_CYCLES=20 NC_RELOAD_CYCLES=20"
+DEBUG_APPEND=${NC_DEBUG_APPEND-$DEBUG_CYCLES}
+if ! [[ $DEBUG_TIME_SCALE =~ ^[1-9][0-9]*$ ]]; then
+	echo "check.sh: NC_DEBUG_TIME_SCALE=$DEBUG_TIME_SCALE: not a positive integer" >&2
+	exit 2
+fi
 mkdir -p "$LOGS"
 
 n=0 pass=0 fail=0 skip=0
@@ -142,14 +156,21 @@ while IFS= read -r line <&3 || [ -n "$line" ]; do
 		names+=("$e")
 	done
 	btests=$(IFS=,; echo "${names[*]}")
+	# The debug kernel (KASAN, lockdep, kmemleak) runs every test slower.
+	scale=1
+	if [ "${NC_DEBUG:-0}" = 1 ] || [[ " ${bextra:-} " == *" nc-kernel=debug "* ]]; then
+		scale=$DEBUG_TIME_SCALE
+		# shellcheck disable=SC2086 # words, spaces normalised
+		bextra=$(echo $DEBUG_APPEND ${bextra:-} nctimescale=$scale)
+	fi
 	# 330 s per test, or its own "# nc-timeout: SEC" (the guest's limit
-	# for it) plus 30 s when that is longer.
+	# for it) plus 30 s when that is longer; times the scale.
 	budget=120
 	for e in "${names[@]}"; do
 		t=$(sed -n 's/^#[[:space:]]*nc-timeout:[[:space:]]*\([0-9][0-9]*\).*/\1/p' \
 			"$TOP/module-tests/tests/$e.sh" 2>/dev/null | head -n 1)
 		t=$(( ${t:-0} + 30 ))
-		budget=$(( budget + (t > 330 ? t : 330) ))
+		budget=$(( budget + (t > 330 ? t : 330) * scale ))
 	done
 	to=${BOOT_TIMEOUT:-$budget}
 	log=$LOGS/$bname.log
