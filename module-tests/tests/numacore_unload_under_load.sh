@@ -4,8 +4,10 @@
 # workload keeps running and finishes, the pages it had stay where they
 # are, and the module loads again.
 #   - "while it migrates": rmmod once the module migrated >= 1024 of the
-#     workload's 16384 pages, while memory is still converging (scans of
-#     1 MiB every 100-200 ms: converging takes seconds); the test fails if
+#     workload's 32768 base pages, while memory is still converging (scans
+#     of 1 MiB every 100-200 ms: converging takes over 6 s, longer than
+#     rmmod, which takes up to 5 s on a KASAN/lockdep kernel; huge pages
+#     would move 512 at a time and converge during it); the test fails if
 #     every process was already >= 95% local at rmmod (nothing to check);
 #   - "stay where they are": with the module gone and kernel.numa_balancing=0
 #     nothing moves the pages any more: each process's share of local pages
@@ -16,7 +18,8 @@
 nc_need_nodes 2
 nc_need_prog numa_mfc
 nc_numacore_load policy=numacore scan_period_min_ms=100 scan_period_max_ms=200 scan_size_mb=1
-numa_mfc --procs 2 --threads 2 --mb 32 --seconds 20 --start remote > /tmp/nc.mfc &
+numa_mfc --procs 2 --threads 2 --mb 64 --thp never --seconds 20 --start remote \
+	> /tmp/nc.mfc &
 mfc=$!
 nc_bg $mfc
 nc_mfc_wait /tmp/nc.mfc 2 $mfc
@@ -41,7 +44,8 @@ snap() {	# snap FILE: "pid node pct" per process
 
 t=0
 until [ "$(nc_stat pages_migrated)" -ge 1024 ]; do
-	[ $t -lt 150 ] || nc_fail "the module migrated only $(nc_stat pages_migrated) pages in 15 s"
+	[ $t -lt $((150 * NC_TIME_SCALE)) ] ||
+		nc_fail "the module migrated only $(nc_stat pages_migrated) pages in $((15 * NC_TIME_SCALE)) s"
 	kill -0 $mfc 2>/dev/null || nc_fail "numa_mfc ended before the module migrated 1024 pages"
 	usleep 100000
 	t=$((t + 1))

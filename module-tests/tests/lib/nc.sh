@@ -24,6 +24,9 @@ NC_PASS=0
 NC_FAIL=1
 NC_SKIP=4
 NC_LIB_DIR=${NC_LIB_DIR:-${0%/*}/lib}
+# How many times slower than normal the kernel runs (/init's nctimescale=,
+# 3 on the debug kernel): tests wait that many times longer for an event.
+NC_TIME_SCALE=${NC_TIME_SCALE:-1}
 NC_SPLAT_PATTERNS=${NC_SPLAT_PATTERNS:-$NC_LIB_DIR/splat.patterns}
 
 nc_log()  { echo "$*"; }
