@@ -4,10 +4,13 @@
  *
  * One process with --threads T threads (default 500) and --procs P small
  * single-threaded processes (default 200) run at the same time for
- * --seconds S (default 20).  Every task maps its own --kb KiB (default 64)
- * and writes one line per page of it, pass after pass, sleeping 10 ms
- * between passes so that 700 tasks fit on a few CPUs; before each pass it
- * checks that the page still holds the previous pass's value.
+ * --seconds S (default 20), counted from when the last one was created
+ * (forking hundreds of processes takes most of a minute on a debug
+ * kernel): until then every task waits.  Every task maps its own --kb KiB
+ * (default 64) and writes one line per page of it, pass after pass,
+ * sleeping 10 ms between passes so that 700 tasks fit on a few CPUs;
+ * before each pass it checks that the page still holds the previous
+ * pass's value.  passes= and corrupt= count over all tasks.
  *
  * OUTPUT:
  *   manytasks threads=<T> started=<n> procs=<P> forked=<n>
@@ -48,8 +51,14 @@ static const struct wl_prog prog = {
 	.opts = opts,
 };
 
-static _Atomic long passes, corrupt, started;
-static uint64_t end_ms;
+/* Shared with the forked processes (MAP_SHARED). */
+struct shared {
+	_Atomic uint64_t end_ms;	/* 0 until every task was created */
+	_Atomic long passes, corrupt;
+};
+
+static _Atomic long started;
+static struct shared *sh;
 
 /* Write and check the task's own buffer until end_ms; 0 or -1. */
 static int task_loop(void)
@@ -60,14 +69,16 @@ static int task_loop(void)
 
 	if (p == MAP_FAILED)
 		return -1;
-	while (nu_now_ms() < end_ms) {
+	while (!atomic_load(&sh->end_ms))
+		usleep(PASS_SLEEP_US);
+	while (nu_now_ms() < atomic_load(&sh->end_ms)) {
 		for (size_t off = 0; off < len; off += NU_PAGE_SIZE) {
 			if (p[off] != val)
-				atomic_fetch_add(&corrupt, 1);
+				atomic_fetch_add(&sh->corrupt, 1);
 			p[off] = (char)(val + 1);
 		}
 		val++;
-		atomic_fetch_add(&passes, 1);
+		atomic_fetch_add(&sh->passes, 1);
 		usleep(PASS_SLEEP_US);
 	}
 	munmap(p, len);
@@ -94,7 +105,7 @@ static int fork_procs(void)
 			break;
 		}
 		if (pid == 0)
-			_exit(task_loop() ? 3 : (atomic_load(&corrupt) ? 4 : 0));
+			_exit(task_loop() ? 3 : 0);
 		forked++;
 	}
 	return forked;
@@ -108,7 +119,12 @@ int main(int argc, char **argv)
 
 	if (wl_setup(&prog, argc, argv) < 0)
 		return 1;
-	end_ms = nu_now_ms() + (uint64_t)opt_seconds * 1000;
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED) {
+		perror("manytasks: mmap");
+		return 1;
+	}
 	forked = fork_procs();
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, THREAD_STACK);
@@ -120,6 +136,7 @@ int main(int argc, char **argv)
 			break;
 		}
 	}
+	atomic_store(&sh->end_ms, nu_now_ms() + (uint64_t)opt_seconds * 1000);
 	for (int i = 0; i < nthreads; i++)
 		pthread_join(tids[i], NULL);
 	while (wait(&status) > 0)
@@ -127,7 +144,7 @@ int main(int argc, char **argv)
 			failed++;
 	nu_out("manytasks threads=%d started=%ld procs=%d forked=%d children_failed=%d passes=%ld corrupt=%ld\n",
 	       opt_threads, atomic_load(&started), opt_procs, forked, failed,
-	       atomic_load(&passes), atomic_load(&corrupt));
+	       atomic_load(&sh->passes), atomic_load(&sh->corrupt));
 	return (atomic_load(&started) != opt_threads || forked != opt_procs ||
-		failed || atomic_load(&corrupt)) ? 1 : 0;
+		failed || atomic_load(&sh->corrupt)) ? 1 : 0;
 }
