@@ -124,6 +124,9 @@ if [ -z "$splat_alts" ]; then
 	splat_alts='BUG:|WARNING:|Oops|Kernel panic'
 fi
 SPLAT="\\[ *[0-9]+\\.[0-9]+\\].*($splat_alts)"
+# Console lines shown after the first splat: a KASAN or lockdep report with
+# its stack trace fits.
+SPLAT_CONTEXT=40
 
 boots_src=$BOOTS
 if [ ! -f "$BOOTS" ]; then
@@ -263,7 +266,14 @@ while IFS= read -r line <&3 || [ -n "$line" ]; do
 		result ok "$bname/console_clean"
 	else
 		printf '%s\n' "${problems[@]}" | diag
-		[ -n "$splats" ] && echo "$splats" | diag
+		if [ -n "$splats" ]; then
+			echo "$splats" | diag
+			# The first report in full, so a rare splat can be diagnosed
+			# from the check's output alone.
+			first=$(grep -n -E "$SPLAT" "$log" | head -n 1 | cut -d: -f1)
+			echo "first report (console lines $first-$((first + SPLAT_CONTEXT))):" | diag
+			sed -n "${first},$((first + SPLAT_CONTEXT))p" "$log" | diag
+		fi
 		result "not ok" "$bname/console_clean"
 	fi
 done 3< "$boots_src"
