@@ -25,6 +25,15 @@
  * A task on its target is never swapped away, so each swap leaves one
  * more task on its target and swaps cannot cycle; two tasks that both
  * want one node never trade places.
+ *
+ * One exception makes split processes whole: two processes whose memory
+ * is on one node, each with a thread there and one elsewhere, have every
+ * task on that node on its target, and no swap above can join them.  The
+ * task then trades places with a thread of another process when both
+ * join more of their own running siblings than they leave ("regrouped").
+ * The number of sibling pairs sharing a node grows with each such swap,
+ * so these cannot cycle either; the process left elsewhere then finds
+ * its target taken and its memory follows it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -177,20 +186,27 @@ static int numacore_move_to_spare(struct task_struct *p, int dst)
 }
 
 /*
- * Does the process of @tnt, a task that took too few faults to know its
- * own memory, have its memory on @src rather than @dst, with no more of
- * the task's own faults on @dst than on @src?  A thread that shares its
- * process's buffer with a faster sibling may see few faults of its own.
+ * May @tnt, a task that took too few faults to know its own memory, go
+ * from @dst to @src by its process's evidence?  When its process's
+ * memory is on @src (by NUMACORE_MOVE_RATIO), or when its process's node
+ * is known, is not @dst, and the process has no more faults on @dst than
+ * on @src (it loses nothing); never with more of the task's own faults on
+ * @dst than on @src.  A thread that shares its process's buffer with a
+ * faster sibling may see few faults of its own.
  */
-static bool numacore_group_wants(struct numacore_task *tnt, int src, int dst)
+static bool numacore_group_accepts(struct numacore_task *tnt, int src,
+				   int dst)
 {
-	unsigned long f = READ_ONCE(*numacore_group_faults(tnt, src));
+	unsigned long fs = READ_ONCE(*numacore_group_faults(tnt, src));
+	unsigned long fd = READ_ONCE(*numacore_group_faults(tnt, dst));
+	int gnode = READ_ONCE(tnt->group_node);
 
-	return READ_ONCE(tnt->group_node) == src &&
-	       f >= NUMACORE_MOVE_MIN_PAGES &&
-	       f >= NUMACORE_MOVE_RATIO *
-		    READ_ONCE(*numacore_group_faults(tnt, dst)) &&
-	       numacore_node_faults(tnt, dst) <= numacore_node_faults(tnt, src);
+	if (numacore_node_faults(tnt, dst) > numacore_node_faults(tnt, src))
+		return false;
+	if (gnode == src)
+		return fs >= NUMACORE_MOVE_MIN_PAGES &&
+		       fs >= NUMACORE_MOVE_RATIO * fd;
+	return gnode != NUMA_NO_NODE && gnode != dst && fd <= fs;
 }
 
 /*
@@ -218,7 +234,7 @@ static bool numacore_swap_partner(struct task_struct *t, int src, int dst,
 	}
 	target = numacore_target_node(tnt);
 	if (!numacore_knows_memory(tnt))
-		ok = numacore_group_wants(tnt, src, dst);
+		ok = numacore_group_accepts(tnt, src, dst);
 	else if (target == src)
 		ok = numacore_node_dominates(tnt, src, dst);
 	else
@@ -246,13 +262,89 @@ static bool numacore_anchored(struct task_struct *t, int dst)
 	return anchored;
 }
 
+/* Does @t know its memory (numacore_knows_memory())? */
+static bool numacore_task_knows_memory(struct task_struct *t)
+{
+	struct numacore_task *tnt;
+	bool knows;
+
+	rcu_read_lock();
+	tnt = numacore_task(t);
+	knows = tnt && numacore_knows_memory(tnt);
+	rcu_read_unlock();
+	return knows;
+}
+
 /*
- * Swap @p with a task running on @dst that wants @src.
+ * Threads of @t's process, other than @t, running on @node and knowing
+ * their memory.  Sleeping threads (a process's idle main thread) do not
+ * count: only where the working threads run decides whether it is split.
+ */
+static unsigned int numacore_siblings_on(struct task_struct *t, int node)
+{
+	unsigned int nr = 0;
+	struct task_struct *s;
+	int cpu;
+
+	for_each_cpu_and(cpu, cpumask_of_node(node), cpu_online_mask) {
+		s = numa_policy_cpu_curr_get(cpu);
+		if (!s)
+			continue;
+		if (s != t && s->mm == t->mm && numacore_task_knows_memory(s))
+			nr++;
+		put_task_struct(s);
+	}
+	return nr;
+}
+
+/* Does @t, moving from @from to @to, join more running siblings than it leaves? */
+static bool numacore_rejoins(struct task_struct *t, int from, int to)
+{
+	return numacore_siblings_on(t, to) > numacore_siblings_on(t, from);
+}
+
+/*
+ * May @p (on @src) and @t (on @dst, at @cpu) trade places although @t may
+ * be on its target: both belong to different processes and both rejoin
+ * their siblings by it.
+ */
+static bool numacore_regroup_partner(struct task_struct *p,
+				     struct task_struct *t, int src, int dst,
+				     int src_cpu)
+{
+	return t->mm != p->mm && cpumask_test_cpu(src_cpu, t->cpus_ptr) &&
+	       numacore_rejoins(t, dst, src) && numacore_rejoins(p, src, dst);
+}
+
+/* Swap @p with a task on @dst so that both processes are less split. */
+static bool numacore_regroup(struct task_struct *p, int src, int dst)
+{
+	int cpu, src_cpu = task_cpu(p);
+	struct task_struct *t;
+	bool done = false;
+
+	for_each_cpu_and(cpu, cpumask_of_node(dst), p->cpus_ptr) {
+		t = numa_policy_cpu_curr_get(cpu);
+		if (!t)
+			continue;
+		done = numacore_regroup_partner(p, t, src, dst, src_cpu) &&
+		       !migrate_swap(p, t, cpu, src_cpu);
+		put_task_struct(t);
+		if (done)
+			break;
+	}
+	return done;
+}
+
+/*
+ * Swap @p with a task running on @dst that wants @src, or else with one
+ * that regroups both processes (numacore_regroup()).
  *
- * Return: 0 if swapped; -EBUSY if every CPU of @dst that @p may use runs
- * an anchored task (waiting is pointless), -ESRCH if some might still
- * trade or free their CPU later (or the swap raced with them moving),
- * -ENOSPC if no task runs there.
+ * Return: NUMACORE_PLACE_SWAPPED or NUMACORE_PLACE_REGROUPED if swapped;
+ * -EBUSY if every CPU of @dst that @p may use runs an anchored task
+ * (waiting is pointless), -ESRCH if some might still trade or free their
+ * CPU later (or the swap raced with them moving), -ENOSPC if no task runs
+ * there.
  */
 static int numacore_swap(struct task_struct *p, int src, int dst)
 {
@@ -271,7 +363,7 @@ static int numacore_swap(struct task_struct *p, int src, int dst)
 		if (t != p && numacore_swap_partner(t, src, dst, src_cpu) &&
 		    !migrate_swap(p, t, cpu, src_cpu)) {
 			put_task_struct(t);
-			return 0;
+			return NUMACORE_PLACE_SWAPPED;
 		}
 		if (!numacore_anchored(t, dst))
 			all_anchored = false;
@@ -279,7 +371,27 @@ static int numacore_swap(struct task_struct *p, int src, int dst)
 	}
 	if (!seen)
 		return -ENOSPC;
+	if (numacore_regroup(p, src, dst))
+		return NUMACORE_PLACE_REGROUPED;
 	return all_anchored ? -EBUSY : -ESRCH;
+}
+
+/* Count numacore_swap()'s @outcome. */
+static void numacore_count_swap(int outcome)
+{
+	switch (outcome) {
+	case NUMACORE_PLACE_REGROUPED:
+		numacore_stat_add(NUMACORE_STAT_TASK_REGROUPS, 1);
+		fallthrough;
+	case NUMACORE_PLACE_SWAPPED:
+		numacore_stat_add(NUMACORE_STAT_TASK_SWAPS, 1);
+		break;
+	case -ENOSPC:
+		numacore_stat_add(NUMACORE_STAT_PLACE_NO_CAPACITY, 1);
+		break;
+	default:
+		numacore_stat_add(NUMACORE_STAT_PLACE_NO_IMPROVEMENT, 1);
+	}
 }
 
 /* Move or swap @p to @dst; count and trace the outcome. */
@@ -297,14 +409,9 @@ static int numacore_move(struct task_struct *p, int src, int dst)
 		ret = 0;
 		outcome = NUMACORE_PLACE_MOVED;
 	} else {
-		ret = numacore_swap(p, src, dst);
-		outcome = ret ? ret : NUMACORE_PLACE_SWAPPED;
-		if (!ret)
-			numacore_stat_add(NUMACORE_STAT_TASK_SWAPS, 1);
-		else if (ret == -ENOSPC)
-			numacore_stat_add(NUMACORE_STAT_PLACE_NO_CAPACITY, 1);
-		else
-			numacore_stat_add(NUMACORE_STAT_PLACE_NO_IMPROVEMENT, 1);
+		outcome = numacore_swap(p, src, dst);
+		ret = min(outcome, 0);
+		numacore_count_swap(outcome);
 	}
 	trace_numacore_place(p, src, dst, outcome);
 	return ret;

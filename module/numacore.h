@@ -63,6 +63,7 @@ enum numacore_stat {
 	NUMACORE_STAT_LB_IMPROVES,
 	NUMACORE_STAT_LB_DEGRADES,
 	NUMACORE_STAT_EXEC_RESETS,
+	NUMACORE_STAT_TASK_REGROUPS,
 	NUMACORE_STAT_NR,
 };
 
@@ -188,6 +189,7 @@ enum numacore_fault_reason {
 /* Placement outcomes besides -errno (tracepoint numacore_place). */
 #define NUMACORE_PLACE_MOVED	0
 #define NUMACORE_PLACE_SWAPPED	1
+#define NUMACORE_PLACE_REGROUPED	2
 
 /* The process's faults on @node, summed over its threads at each sequence. */
 static inline unsigned long *numacore_group_faults(struct numacore_task *nt,

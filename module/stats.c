@@ -49,6 +49,7 @@ static const char * const numacore_stat_names[NUMACORE_STAT_NR] = {
 	[NUMACORE_STAT_LB_IMPROVES]	= "lb_improves",
 	[NUMACORE_STAT_LB_DEGRADES]	= "lb_degrades",
 	[NUMACORE_STAT_EXEC_RESETS]	= "exec_resets",
+	[NUMACORE_STAT_TASK_REGROUPS]	= "task_regroups",
 };
 
 void numacore_stat_add(enum numacore_stat stat, long nr)

@@ -42,7 +42,7 @@ awk -v nodes="$nodes" '
 		    kv("reason") !~ /^(local|moron|task_follows|first_fault|filtered|two_samples)$/ ||
 		    kv("type") !~ /^(shared|private|unknown)$/) bad("fault") }
 	/ numacore_place: / { n["place"]++
-		if (kv("outcome") !~ /^(moved|swapped|affinity|no_capacity|no_improvement|no_improvement_anchored)$/ ||
+		if (kv("outcome") !~ /^(moved|swapped|regrouped|affinity|no_capacity|no_improvement|no_improvement_anchored)$/ ||
 		    kv("dst_nid") + 0 >= nodes) bad("place") }
 	/ numacore_class: / { n["class"]++
 		if (kv("new") !~ /^(private|shared)$/) bad("class") }

@@ -61,3 +61,28 @@ nc_sys_pct() {
 nc_tasks_later() {
 	( sleep "$1"; grep "comm=$3 " /sys/kernel/debug/numacore/tasks > "$2" ) &
 }
+
+# nc_numa01_gathers PROCS [numa_bench options...]: run numa01 (PROCS
+# processes x 2 threads on a 32 MiB buffer each, 40 s) under
+# policy=numacore and fail unless every process ends on one node with
+# >= 95% of its buffer there.
+nc_numa01_gathers() {
+	_procs=$1
+	shift
+	nc_need_prog numa_bench
+	nc_numacore_load policy=numacore
+	nc_stats_snap /tmp/nc.stats0
+	nc_vmstat_snap /tmp/nc.vmstat0
+	nc_tasks_later 35 /tmp/nc.tasks numa_bench
+	numa_bench --bench numa01 --procs "$_procs" --threads 2 --mb 32 \
+		--seconds 40 "$@" > /tmp/nc.bench || nc_fail "numa_bench failed"
+	grep -E '^(config|result|summary)' /tmp/nc.bench
+	nc_deltas /tmp/nc.stats0 /tmp/nc.vmstat0 > /tmp/nc.deltas
+	grep -E '^(pages_migrated|place_|task_|moves_undone|lb_)' /tmp/nc.deltas
+	wait
+	nc_numacore_unload
+	nc_bench_check /tmp/nc.bench 95 || {
+		sed 's/^/tasks at 35 s: /' /tmp/nc.tasks
+		nc_fail "a process is split or below 95% local"
+	}
+}
