@@ -304,16 +304,16 @@ static bool numacore_rejoins(struct task_struct *t, int from, int to)
 }
 
 /*
- * May @p (on @src) and @t (on @dst, at @cpu) trade places although @t may
- * be on its target: both belong to different processes and both rejoin
- * their siblings by it.
+ * May @t (on @dst) take the place of @p (on @src, at @src_cpu) although
+ * @t may be on its target: it belongs to another process and rejoins its
+ * siblings by it.
  */
 static bool numacore_regroup_partner(struct task_struct *p,
 				     struct task_struct *t, int src, int dst,
 				     int src_cpu)
 {
 	return t->mm != p->mm && cpumask_test_cpu(src_cpu, t->cpus_ptr) &&
-	       numacore_rejoins(t, dst, src) && numacore_rejoins(p, src, dst);
+	       numacore_rejoins(t, dst, src);
 }
 
 /* Swap @p with a task on @dst so that both processes are less split. */
@@ -323,6 +323,8 @@ static bool numacore_regroup(struct task_struct *p, int src, int dst)
 	struct task_struct *t;
 	bool done = false;
 
+	if (!numacore_rejoins(p, src, dst))
+		return false;
 	for_each_cpu_and(cpu, cpumask_of_node(dst), p->cpus_ptr) {
 		t = numa_policy_cpu_curr_get(cpu);
 		if (!t)
