@@ -262,23 +262,12 @@ static bool numacore_anchored(struct task_struct *t, int dst)
 	return anchored;
 }
 
-/* Does @t know its memory (numacore_knows_memory())? */
-static bool numacore_task_knows_memory(struct task_struct *t)
-{
-	struct numacore_task *tnt;
-	bool knows;
-
-	rcu_read_lock();
-	tnt = numacore_task(t);
-	knows = tnt && numacore_knows_memory(tnt);
-	rcu_read_unlock();
-	return knows;
-}
-
 /*
- * Threads of @t's process, other than @t, running on @node and knowing
- * their memory.  Sleeping threads (a process's idle main thread) do not
- * count: only where the working threads run decides whether it is split.
+ * Threads of @t's process, other than @t, running on @node.  Sleeping
+ * threads (a process's idle main thread) do not count: only where the
+ * working threads run decides whether it is split.  A running thread
+ * counts even before it knows its memory: a sibling on the memory's node
+ * may take every hinting fault on their shared buffer first.
  */
 static unsigned int numacore_siblings_on(struct task_struct *t, int node)
 {
@@ -290,7 +279,7 @@ static unsigned int numacore_siblings_on(struct task_struct *t, int node)
 		s = numa_policy_cpu_curr_get(cpu);
 		if (!s)
 			continue;
-		if (s != t && s->mm == t->mm && numacore_task_knows_memory(s))
+		if (s != t && s->mm == t->mm)
 			nr++;
 		put_task_struct(s);
 	}
