@@ -101,7 +101,6 @@ void numacore_fault_done(int last_cpu, int page_nid, int nr_pages, int flags)
 		return;
 
 	numacore_placement_update(p, nt);
-	nt->faulted = true;
 	if (nt->nr_faults < NUMACORE_MOVE_MIN_FAULTS)
 		nt->nr_faults++;
 

@@ -80,7 +80,6 @@ void numacore_stats_exit(void);
  * @scan_period_ms: current scan period, in task runtime
  * @scan_seq: mm scan sequence the fault vector was last decayed at
  * @first_seq: mm scan sequence when the state was allocated
- * @faulted: the task took a hinting fault since
  * @nr_faults: hinting faults the task took since the state was made,
  *	counted once each whatever their size, up to NUMACORE_MOVE_MIN_FAULTS
  * @migrate_seq: scan sequences since the task last changed node
@@ -94,13 +93,13 @@ void numacore_stats_exit(void);
  * @fault_filtered: the fault in progress left its page in place because
  *	the previous sample came from another node (a shared page)
  * @window_node: node the task took the faults of the window on
- * @window_placed: hinting faults since the last scan attempt that left
+ * @window_placed: hinting faults since the task last scanned that left
  *	the page local: on the task's node, or migrated there
- * @window_misplaced: hinting faults since the last scan attempt that left
+ * @window_misplaced: hinting faults since the task last scanned that left
  *	the page remote (refused migrations)
- * @window_failed: hinting faults since the last scan attempt whose
+ * @window_failed: hinting faults since the task last scanned whose
  *	migration failed (target node full, or pages busy)
- * @window_remote: hinting faults since the last scan attempt on a page
+ * @window_remote: hinting faults since the task last scanned on a page
  *	that was remote when it faulted (whatever became of it)
  * @place_next: jiffies before which no placement is tried (back-off)
  * @place_backoff_ms: current placement back-off
@@ -115,7 +114,6 @@ struct numacore_task {
 	unsigned int scan_period_ms;
 	int scan_seq;
 	int first_seq;
-	bool faulted;
 	unsigned int nr_faults;
 	int migrate_seq;
 	int last_node;

@@ -16,12 +16,15 @@
  * The period starts at scan_period_min_ms (slow start, and again when the
  * task changes node) and adapts to the hinting faults the task took since
  * its last scan: a fault counts as placed when its page is local after
- * the fault (it was, or it migrated here).  While nearly all are placed
- * the period grows x4 at each expiry, up to scan_period_max_ms (at once
+ * the fault (it was, or it migrated here).  While all are placed the
+ * period grows x4 at each expiry, up to scan_period_max_ms (at once
  * when the faults found every page local already), and the scan waits
  * for the grown period (never in the middle of a pass); so memory that
  * converged in one pass is next sampled scan_period_max_ms later, not at
- * every step of the back-off.  Misplaced faults halve the period.
+ * every step of the back-off.  Misplaced faults halve the period (more
+ * than one in NUMACORE_MISPLACED_RATIO) or keep it (fewer).  Every task
+ * adapts its own period at its own expiry, also when another task's scan
+ * made its faults.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -43,19 +46,47 @@
 /* A task runs this many times its scanning time before it scans again. */
 #define NUMACORE_SCAN_COST_FACTOR	32
 
+/* Pages of hinting faults that show a task works on its mm's memory. */
+#define NUMACORE_WORKER_MIN_PAGES	32
+
+/* Pages in @nt's fault vector, over all nodes. */
+static unsigned long numacore_fault_pages(const struct numacore_task *nt)
+{
+	unsigned long pages = 0;
+	int node;
+
+	for (node = 0; node < nr_node_ids; node++)
+		pages += numacore_node_faults(nt, node);
+	return pages;
+}
+
+/*
+ * Does @nt's task work on its mm's memory?  Until a full pass over the mm
+ * since its state began it may; after one, only with
+ * NUMACORE_WORKER_MIN_PAGES pages in its fault vector.  A sampler or a
+ * waiting parent touches little of what the scanner marks.
+ */
+static bool numacore_works_on_mm(const struct numacore_task *nt,
+				 struct mm_struct *mm)
+{
+	return READ_ONCE(mm->numa_scan_seq) == nt->first_seq ||
+	       numacore_fault_pages(nt) >= NUMACORE_WORKER_MIN_PAGES;
+}
+
 /*
  * The task's scan period within the current parameters, so that a
- * parameter change applies at the next tick.  A task that took no hinting
- * fault through a full pass over its mm touches nothing the scanner
- * marks (a sampler, a waiting parent): it asks for scans at the longest
- * period, so that it does not keep rescanning memory others converged.
+ * parameter change applies at the next tick.  A task that does not work
+ * on its mm's memory asks for scans at the longest period, so that it
+ * does not keep rescanning memory others converged (a sampler whose few
+ * faults never let it back off rescanned a converged numa02 process
+ * every 2 s).
  */
 static unsigned int numacore_scan_period(const struct numacore_task *nt,
 					 struct mm_struct *mm)
 {
 	unsigned int max = READ_ONCE(numacore_scan_period_max_ms);
 
-	if (!nt->faulted && READ_ONCE(mm->numa_scan_seq) != nt->first_seq)
+	if (!numacore_works_on_mm(nt, mm))
 		return max;
 	return clamp(nt->scan_period_ms, READ_ONCE(numacore_scan_period_min_ms),
 		     max);
@@ -98,9 +129,6 @@ static bool numacore_window_misplaced(const struct numacore_task *nt)
 	return misplaced * NUMACORE_MISPLACED_RATIO > placed + misplaced;
 }
 
-/* Pages of hinting faults that show a task works on its mm's memory. */
-#define NUMACORE_URGENT_MIN_PAGES	32
-
 /*
  * Must @p's mm be sampled before its next scan time, which a backed-off
  * scanner may have set up to scan_period_max_ms away?  Yes when the
@@ -111,16 +139,11 @@ static bool numacore_window_misplaced(const struct numacore_task *nt)
 static bool numacore_scan_urgent(struct task_struct *p,
 				 const struct numacore_task *nt)
 {
-	unsigned long faults = 0;
-	int node;
-
 	if (numacore_window_misplaced(nt))
 		return true;
 	if (task_node(p) == nt->window_node)
 		return false;
-	for (node = 0; node < nr_node_ids; node++)
-		faults += numacore_node_faults(nt, node);
-	return faults >= NUMACORE_URGENT_MIN_PAGES;
+	return numacore_fault_pages(nt) >= NUMACORE_WORKER_MIN_PAGES;
 }
 
 /*
@@ -182,12 +205,12 @@ void numacore_task_tick(struct task_struct *curr)
 
 	if (numacore_ran_ns(curr, nt) < numacore_scan_period_ns(nt, curr->mm))
 		return;
-	if (!numacore_mm_scan_allowed(curr, nt)) {
-		/* Another task scanned the mm within this period. */
-		nt->node_stamp = curr->se.sum_exec_runtime;
-		return;
-	}
-	/* The work scans, or backs off; either ends this period. */
+	/*
+	 * The work backs off, scans, or finds the mm scanned by another
+	 * task; each ends this period.  It runs even when the mm is not
+	 * due, so that every task's period follows its own faults, not
+	 * only the period of the task whose turn it was to scan.
+	 */
 	numa_policy_queue_task_work(curr);
 }
 
@@ -260,7 +283,7 @@ static bool numacore_placement_converged(struct task_struct *p,
 }
 
 /*
- * Adapt the scan period to the faults since the task's last scan attempt:
+ * Adapt the scan period to the faults since the task last scanned:
  * - more than one in NUMACORE_MISPLACED_RATIO left its page remote: halve
  *   it, and scan;
  * - a migration failed: multiply it by NUMACORE_FAIL_BACKOFF and wait for
@@ -269,7 +292,9 @@ static bool numacore_placement_converged(struct task_struct *p,
  * - every fault found its page local already (none was remote, whether it
  *   moved or stayed: the pass had nothing to do): go to
  *   scan_period_max_ms;
- * - (nearly) all left their page local: multiply it by NUMACORE_BACKOFF.
+ * - all left their page local: multiply it by NUMACORE_BACKOFF;
+ * - a few left it remote: keep it, and scan (a page held while its task
+ *   learnt where its memory is may migrate now).
  * The scan waits while the grown period is not over: the memory it would
  * sample is where the task runs.  A task that moved since its last scan,
  * or took no fault since, has no such evidence and scans (fault_done
@@ -306,6 +331,9 @@ static bool numacore_scan_backoff(struct task_struct *p,
 		return false;
 	/* Placement needs fresh faults until task and memory agree. */
 	if (!numacore_placement_converged(p, nt))
+		return false;
+	/* A page left remote (held for its task) waits for the next pass. */
+	if (nt->window_misplaced)
 		return false;
 	/* Every fault found its page local: the memory is where the task runs. */
 	if (!nt->window_remote)
@@ -368,11 +396,12 @@ void numacore_scan(struct task_struct *p, struct numacore_task *nt)
 	next = READ_ONCE(p->mm->numa_next_scan);
 	allowed = numacore_mm_scan_allowed(p, nt);
 	nt->node_stamp = start;
-	numacore_window_reset(nt, task_node(p));
+	/* Another task scans: the evidence grows until this one's turn. */
 	if (!allowed)
 		return;
-	/* Only tasks that fault on the marked memory space the mm's scans. */
-	numacore_scan_claim(p->mm, next, nt->faulted ?
+	numacore_window_reset(nt, task_node(p));
+	/* Only tasks that work on the marked memory space the mm's scans. */
+	numacore_scan_claim(p->mm, next, numacore_works_on_mm(nt, p->mm) ?
 			    numacore_scan_period(nt, p->mm) :
 			    READ_ONCE(numacore_scan_period_min_ms));
 	/* As stock 6.1: scanning costs the task at most 1/32 of its runtime. */

@@ -16,22 +16,7 @@ mfc=$!
 nc_bg $mfc
 nc_mfc_wait /tmp/nc.mfc 2 $mfc
 
-# Both processes' latest samples at >= 95% local.
-converged() {
-	awk '/^sample / {
-		for (i = 2; i <= NF; i++) { split($i, kv, "="); r[kv[1]] = kv[2] }
-		pct[r["proc"]] = r["local_pct"] + 0
-	}
-	END { n = 0; for (p in pct) { if (pct[p] < 95) exit 1; n++ } exit n == 2 ? 0 : 1 }' /tmp/nc.mfc
-}
-t=0
-until converged; do
-	[ $t -lt 25 ] || nc_fail "not converged after 25 s"
-	kill -0 $mfc 2>/dev/null || nc_fail "numa_mfc exited before converging"
-	sleep 1
-	t=$((t + 1))
-done
-echo "converged after ${t} s"
+nc_wait_local /tmp/nc.mfc $mfc 2 25
 nc_stats_snap /tmp/nc.stats0
 sleep 10
 marked=$(nc_stat_delta /tmp/nc.stats0 pages_marked)

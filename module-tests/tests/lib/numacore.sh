@@ -150,3 +150,22 @@ nc_mfc_thp() {
 	never) [ "${_huge:-0}" -eq 0 ] || nc_fail "huge PMD hinting faults with THP never" ;;
 	esac
 }
+
+# nc_wait_local FILE PID NPROCS SECS: wait until the latest "sample" line
+# of each of NPROCS processes in FILE (proc=<i> local_pct=<x>, written by
+# numa_mfc or numa_bench PID) is >= 95% local; fail after SECS seconds or
+# if PID exits first.
+nc_wait_local() {
+	_t=0
+	until awk -v n="$3" '/^sample / {
+		for (i = 2; i <= NF; i++) { split($i, kv, "="); r[kv[1]] = kv[2] }
+		pct[r["proc"]] = r["local_pct"] + 0
+	}
+	END { k = 0; for (p in pct) { if (pct[p] < 95) exit 1; k++ } exit k == n ? 0 : 1 }' "$1"; do
+		[ $_t -lt "$4" ] || nc_fail "not >= 95% local after $4 s"
+		kill -0 "$2" 2>/dev/null || nc_fail "pid $2 exited before converging"
+		sleep 1
+		_t=$((_t + 1))
+	done
+	echo "converged after ${_t} s"
+}
