@@ -109,6 +109,8 @@ void numacore_fault_done(int last_cpu, int page_nid, int nr_pages, int flags)
 	numacore_window_count(nt, node, nr_pages, flags, filtered);
 
 	numacore_preferred_update(p, nt);
-	if (page_nid != task_node(p))
+	if (page_nid != task_node(p)) {
+		numacore_place_check_held(p, nt, page_nid);
 		numacore_place_task(p, nt);
+	}
 }

@@ -12,7 +12,9 @@
  * task backs off after failed or undone moves (from the third in a row:
  * until then a swap partner may still learn that it wants to trade; from
  * the second when every task on the target node is there for good, since
- * one look while tasks are still moving in and out can be wrong).
+ * one look while tasks are still moving in and out can be wrong; from
+ * the first when those tasks are the task's own siblings, working on
+ * their own memory there).
  *
  * A move never queues the task behind others: it goes to an idle CPU of
  * the target node, while that node has fewer tasks than CPUs (the load
@@ -263,6 +265,30 @@ static bool numacore_anchored(struct task_struct *t, int dst)
 }
 
 /*
+ * Does every CPU of @node that @p may use run a thread of @p's process
+ * that is there for good?  Then @p can neither move nor swap there: its
+ * siblings work on their own memory on @node, and any of them would
+ * only trade its place for @p's problem.
+ */
+static bool numacore_node_held_by_siblings(struct task_struct *p, int node)
+{
+	struct task_struct *t;
+	bool held = false;
+	int cpu;
+
+	for_each_cpu_and(cpu, cpumask_of_node(node), p->cpus_ptr) {
+		t = numa_policy_cpu_curr_get(cpu);
+		if (!t)
+			return false;
+		held = t != p && t->mm == p->mm && numacore_anchored(t, node);
+		put_task_struct(t);
+		if (!held)
+			return false;
+	}
+	return held;
+}
+
+/*
  * Threads of @t's process, other than @t, running on @node.  Sleeping
  * threads (a process's idle main thread) do not count: only where the
  * working threads run decides whether it is split.  A running thread
@@ -409,6 +435,32 @@ static int numacore_move(struct task_struct *p, int src, int dst)
 }
 
 /**
+ * numacore_place_check_held() - let @p's memory follow it, if it cannot move
+ * @p: current, in fault_done after a fault that left a page on @node: may
+ *	sleep
+ * @nt: its state
+ * @node: the page's node, not @p's
+ *
+ * A task that does not know its memory yet leaves its pages in place.
+ * When its own siblings hold every CPU of @node for good, no evidence
+ * could make it move there: it gives up at once, so that the rest of
+ * this pass's faults already migrate the pages to it.
+ */
+void numacore_place_check_held(struct task_struct *p, struct numacore_task *nt,
+			       int node)
+{
+	if (numacore_is_moron() || !READ_ONCE(numacore_feat_task_follows) ||
+	    numacore_knows_memory(nt) || numacore_place_gave_up(nt))
+		return;
+	if (!numacore_node_held_by_siblings(p, node))
+		return;
+	numacore_stat_add(NUMACORE_STAT_PLACE_ATTEMPTS, 1);
+	numacore_stat_add(NUMACORE_STAT_PLACE_NO_IMPROVEMENT, 1);
+	trace_numacore_place(p, task_node(p), node, -EBUSY);
+	numacore_place_backoff(nt, true);
+}
+
+/**
  * numacore_place_task() - move @p to the node of its memory, if it fits
  * @p: current, in task_work or fault_done: may sleep
  * @nt: its state
@@ -433,7 +485,8 @@ void numacore_place_task(struct task_struct *p, struct numacore_task *nt)
 	ret = numacore_move(p, src, dst);
 	if (ret) {
 		numacore_place_backoff(nt, ret == -EPERM ||
-				       (ret == -EBUSY && nt->place_backoff_ms));
+				       (ret == -EBUSY && (nt->place_backoff_ms ||
+				       numacore_node_held_by_siblings(p, dst))));
 		return;
 	}
 	nt->placed_node = dst;

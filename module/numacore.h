@@ -256,6 +256,8 @@ static inline bool numacore_place_gave_up(const struct numacore_task *nt)
 
 bool numacore_task_follows_memory(struct task_struct *p,
 				  struct numacore_task *nt, int node);
+void numacore_place_check_held(struct task_struct *p, struct numacore_task *nt,
+			       int node);
 void numacore_place_task(struct task_struct *p, struct numacore_task *nt);
 
 #endif /* _NUMACORE_H */
