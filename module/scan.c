@@ -16,13 +16,13 @@
  * The period starts at scan_period_min_ms (slow start, and again when the
  * task changes node) and adapts to the hinting faults the task took since
  * its last scan: a fault counts as placed when its page is local after
- * the fault (it was, or it migrated here).  While all are placed the
- * period grows x4 at each expiry, up to scan_period_max_ms (at once
+ * the fault (it was, or it migrated here).  While nearly all are placed
+ * the period grows x4 at each expiry, up to scan_period_max_ms (at once
  * when the faults found every page local already), and the scan waits
  * for the grown period (never in the middle of a pass); so memory that
  * converged in one pass is next sampled scan_period_max_ms later, not at
- * every step of the back-off.  Misplaced faults halve the period (more
- * than one in NUMACORE_MISPLACED_RATIO) or keep it (fewer).  Every task
+ * every step of the back-off.  Misplaced faults (more than one in
+ * NUMACORE_MISPLACED_RATIO) halve the period.  Every task
  * adapts its own period at its own expiry, also when another task's scan
  * made its faults.
  */
@@ -292,13 +292,13 @@ static bool numacore_placement_converged(struct task_struct *p,
  * - every fault found its page local already (none was remote, whether it
  *   moved or stayed: the pass had nothing to do): go to
  *   scan_period_max_ms;
- * - all left their page local: multiply it by NUMACORE_BACKOFF;
- * - a few left it remote: keep it, and scan (a page held while its task
- *   learnt where its memory is may migrate now).
+ * - (nearly) all left their page local: multiply it by NUMACORE_BACKOFF.
  * The scan waits while the grown period is not over: the memory it would
  * sample is where the task runs.  A task that moved since its last scan,
  * or took no fault since, has no such evidence and scans (fault_done
- * starts a new window on a new node).  At scan_period_max_ms, while a
+ * starts a new window on a new node); a fault on a shared page the
+ * two-sample filter kept in place is evidence too (of a pass that found
+ * nothing for the task to place).  At scan_period_max_ms, while a
  * pass over the mm is unfinished (an mm larger than scan_size_mb), and
  * while the task is away from its target node (unless it gave up moving)
  * or its memory is spread over nodes, the scan is never deferred.
@@ -313,7 +313,8 @@ static bool numacore_scan_backoff(struct task_struct *p,
 	unsigned int period = clamp(nt->scan_period_ms, min, max);
 
 	if (task_node(p) != nt->window_node ||
-	    !(nt->window_placed + nt->window_misplaced + nt->window_failed))
+	    !(nt->window_placed + nt->window_misplaced + nt->window_failed +
+	      nt->window_remote))
 		return false;
 	if (nt->window_failed) {
 		/* Once per scan: the grown period is waited for, then it scans. */
@@ -331,9 +332,6 @@ static bool numacore_scan_backoff(struct task_struct *p,
 		return false;
 	/* Placement needs fresh faults until task and memory agree. */
 	if (!numacore_placement_converged(p, nt))
-		return false;
-	/* A page left remote (held for its task) waits for the next pass. */
-	if (nt->window_misplaced)
 		return false;
 	/* Every fault found its page local: the memory is where the task runs. */
 	if (!nt->window_remote)
