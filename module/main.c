@@ -76,7 +76,13 @@ static void numacore_task_work(struct task_struct *p)
 	if (!nt)
 		return;
 
-	numacore_scan(p, nt);
+	/*
+	 * Placement follows the task's own turns at the mm, not every
+	 * period expiry: a thread the load balancer moved off its node is
+	 * swapped back at that pace, not raced against the balancer.
+	 */
+	if (!numacore_scan(p, nt))
+		return;
 	numacore_placement_update(p, nt);
 	numacore_preferred_update(p, nt);
 	numacore_place_task(p, nt);

@@ -465,7 +465,8 @@ void numacore_place_check_held(struct task_struct *p, struct numacore_task *nt,
  * @p: current, in task_work or fault_done: may sleep
  * @nt: its state
  *
- * Called after each scan, and at each fault the task left remote.
+ * Called at each of the task's turns at the mm (numacore_scan()), and at
+ * each fault the task left remote.
  */
 void numacore_place_task(struct task_struct *p, struct numacore_task *nt)
 {

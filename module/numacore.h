@@ -221,7 +221,7 @@ static inline bool numacore_settled(const struct numacore_task *nt)
 
 /* scan.c: runtime-paced PROT_NONE working set scanner. */
 void numacore_task_tick(struct task_struct *curr);
-void numacore_scan(struct task_struct *p, struct numacore_task *nt);
+bool numacore_scan(struct task_struct *p, struct numacore_task *nt);
 
 /* fault.c: per-task fault vectors and private/shared classification. */
 void numacore_fault_done(int last_cpu, int page_nid, int nr_pages, int flags);

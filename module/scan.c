@@ -376,8 +376,11 @@ static void numacore_scan_claim(struct mm_struct *mm, unsigned long next,
  * numacore_scan() - scan @p's mm if its scan period is over
  * @p: current, in task_work: may sleep
  * @nt: its state
+ *
+ * Return: true if it was @p's turn: it scanned, or its back-off deferred
+ * the scan; false if its period is not over or another task has the mm.
  */
-void numacore_scan(struct task_struct *p, struct numacore_task *nt)
+bool numacore_scan(struct task_struct *p, struct numacore_task *nt)
 {
 	u64 start = p->se.sum_exec_runtime;
 	s64 ran = numacore_ran_ns(p, nt);
@@ -385,10 +388,10 @@ void numacore_scan(struct task_struct *p, struct numacore_task *nt)
 	bool allowed;
 
 	if (ran < numacore_scan_period_ns(nt, p->mm))
-		return;
+		return false;
 	if (numacore_scan_backoff(p, nt, ran)) {
 		numacore_stat_add(NUMACORE_STAT_SCANS_DEFERRED, 1);
-		return;
+		return true;
 	}
 
 	next = READ_ONCE(p->mm->numa_next_scan);
@@ -396,7 +399,7 @@ void numacore_scan(struct task_struct *p, struct numacore_task *nt)
 	nt->node_stamp = start;
 	/* Another task scans: the evidence grows until this one's turn. */
 	if (!allowed)
-		return;
+		return false;
 	numacore_window_reset(nt, task_node(p));
 	/* Only tasks that work on the marked memory space the mm's scans. */
 	numacore_scan_claim(p->mm, next, numacore_works_on_mm(nt, p->mm) ?
@@ -405,4 +408,5 @@ void numacore_scan(struct task_struct *p, struct numacore_task *nt)
 	/* As stock 6.1: scanning costs the task at most 1/32 of its runtime. */
 	nt->node_stamp += NUMACORE_SCAN_COST_FACTOR *
 			  (p->se.sum_exec_runtime - start);
+	return true;
 }
