@@ -233,7 +233,10 @@ module_stamp() {
 	sum="no numacore.ko in the initramfs"
 	[ -s "$ko" ] && sum="numacore.ko sha256 $(sha256sum < "$ko" | cut -c1-12)"
 	rm -f "$ko"
-	newer=$(cd "$TOP" && find module hooks-patch -newer build/initramfs.cpio -type f 2>/dev/null | head -n 3 | xargs)
+	# Tracked files only: build outputs in module/ are newer by nature.
+	newer=$(cd "$TOP" && git ls-files module hooks-patch 2>/dev/null |
+		while read -r f; do [ "$f" -nt build/initramfs.cpio ] && echo "$f"; done |
+		head -n 3 | xargs)
 	echo "Module measured: \`$MODULE_REV\` (git describe --always --dirty of the tree at the start$(
 		[ -n "${BENCH_MODULE_REV:-}" ] && echo ", given as BENCH_MODULE_REV"); $sum; started $(date -u -d @"$start_all" '+%Y-%m-%d %H:%M UTC'))${newer:+; WARNING: sources newer than build/initramfs.cpio: $newer}."
 }
