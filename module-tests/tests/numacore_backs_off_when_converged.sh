@@ -17,11 +17,7 @@ nc_bg $mfc
 nc_mfc_wait /tmp/nc.mfc 2 $mfc
 
 nc_wait_local /tmp/nc.mfc $mfc 2 25
-nc_stats_snap /tmp/nc.stats0
-sleep 10
-marked=$(nc_stat_delta /tmp/nc.stats0 pages_marked)
-deferred=$(nc_stat_delta /tmp/nc.stats0 scans_deferred)
-scans=$(nc_stat_delta /tmp/nc.stats0 scans)
+nc_scan_window 10
 kill -0 $mfc 2>/dev/null || nc_fail "numa_mfc exited during the 10 s window"
 echo "in the 10 s after convergence: pages_marked=$marked scans=$scans scans_deferred=$deferred (one pass: $pages pages, limit $((pages / 10)))"
 grep numa_mfc "$NC_DEBUGFS/tasks"

@@ -22,11 +22,7 @@ nc_bg $bench
 
 nc_wait_local /tmp/nc.bench $bench 1 15
 sleep 5
-nc_stats_snap /tmp/nc.stats0
-sleep 10
-marked=$(nc_stat_delta /tmp/nc.stats0 pages_marked)
-scans=$(nc_stat_delta /tmp/nc.stats0 scans)
-deferred=$(nc_stat_delta /tmp/nc.stats0 scans_deferred)
+nc_scan_window 10
 kill -0 $bench 2>/dev/null || nc_fail "numa_bench exited during the 10 s window"
 echo "in 10 s from 5 s after convergence: pages_marked=$marked scans=$scans scans_deferred=$deferred (process: $pages pages, limit $((pages / 4)))"
 grep numa_bench "$NC_DEBUGFS/tasks"

@@ -169,3 +169,14 @@ nc_wait_local() {
 	done
 	echo "converged after ${_t} s"
 }
+
+# nc_scan_window SECS: the scanner's work over the next SECS seconds: sets
+# marked, scans and deferred (deltas of pages_marked, scans and
+# scans_deferred).
+nc_scan_window() {
+	nc_stats_snap /tmp/nc.stats.window
+	sleep "$1"
+	marked=$(nc_stat_delta /tmp/nc.stats.window pages_marked)
+	scans=$(nc_stat_delta /tmp/nc.stats.window scans)
+	deferred=$(nc_stat_delta /tmp/nc.stats.window scans_deferred)
+}
