@@ -32,7 +32,8 @@ static void numacore_count_fault(int page_nid, int nr_pages, int flags)
  * The scanner's back-off evidence: faults since the task's last scan
  * attempt, on the node it runs on (faults taken elsewhere say nothing
  * about where its memory should be now).  A shared page the two-sample
- * filter kept in place is neither: it is not the task's to place.  A
+ * filter kept in place is neither placed nor misplaced: it is not the
+ * task's to place, and counts apart.  A
  * failed migration is neither too: scanning faster cannot move a page the
  * target node has no room for, so it counts apart and slows the scanner.
  */
@@ -45,10 +46,10 @@ static void numacore_window_count(struct numacore_task *nt, int node,
 		nt->window_failed += nr_pages;
 	else if (flags & (NUMA_POLICY_FAULT_LOCAL | NUMA_POLICY_FAULT_MIGRATED))
 		nt->window_placed += nr_pages;
-	else if (!filtered)
+	else if (filtered)
+		nt->window_kept += nr_pages;
+	else
 		nt->window_misplaced += nr_pages;
-	if (!(flags & NUMA_POLICY_FAULT_LOCAL))
-		nt->window_remote += nr_pages;
 }
 
 /*

@@ -99,8 +99,9 @@ void numacore_stats_exit(void);
  *	the page remote (refused migrations)
  * @window_failed: hinting faults since the task last scanned whose
  *	migration failed (target node full, or pages busy)
- * @window_remote: hinting faults since the task last scanned on a page
- *	that was remote when it faulted (whatever became of it)
+ * @window_kept: hinting faults since the task last scanned on a remote
+ *	page the two-sample filter kept in place (a shared page: neither
+ *	placed nor misplaced)
  * @place_next: jiffies before which no placement is tried (back-off)
  * @place_backoff_ms: current placement back-off
  * @placed_node: node the policy last moved the task to, or NUMA_NO_NODE
@@ -127,7 +128,7 @@ struct numacore_task {
 	unsigned long window_placed;
 	unsigned long window_misplaced;
 	unsigned long window_failed;
-	unsigned long window_remote;
+	unsigned long window_kept;
 	unsigned long place_next;
 	unsigned int place_backoff_ms;
 	int placed_node;
@@ -148,7 +149,7 @@ static inline void numacore_window_reset(struct numacore_task *nt, int node)
 	nt->window_placed = 0;
 	nt->window_misplaced = 0;
 	nt->window_failed = 0;
-	nt->window_remote = 0;
+	nt->window_kept = 0;
 }
 
 /*
@@ -234,6 +235,7 @@ int numacore_fault_target(struct page *page, struct vm_area_struct *vma,
 void numacore_placement_update(struct task_struct *p, struct numacore_task *nt);
 void numacore_preferred_update(struct task_struct *p, struct numacore_task *nt);
 int numacore_target_node(const struct numacore_task *nt);
+bool numacore_uses_group(const struct numacore_task *nt);
 unsigned long numacore_class_faults(struct numacore_task *nt, int node);
 enum numa_policy_lb_verdict
 numacore_can_migrate(struct task_struct *p, const struct numa_policy_lb_ctx *ctx);

@@ -41,7 +41,13 @@
 /* Threads whose faults are summed into the process's (a sample beyond). */
 #define NUMACORE_GROUP_MAX_THREADS	64
 
-static bool numacore_uses_group(const struct numacore_task *nt)
+/**
+ * numacore_uses_group() - is @nt placed by its process's faults?
+ * @nt: a task's state
+ *
+ * Return: true for a shared task whose process has a node.
+ */
+bool numacore_uses_group(const struct numacore_task *nt)
 {
 	return READ_ONCE(nt->shared) == 1 &&
 	       READ_ONCE(nt->group_node) != NUMA_NO_NODE;

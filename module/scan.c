@@ -18,11 +18,12 @@
  * its last scan: a fault counts as placed when its page is local after
  * the fault (it was, or it migrated here).  While nearly all are placed
  * the period grows x4 at each expiry, up to scan_period_max_ms (at once
- * when the faults found every page local already), and the scan waits
- * for the grown period (never in the middle of a pass); so memory that
- * converged in one pass is next sampled scan_period_max_ms later, not at
- * every step of the back-off.  Misplaced faults (more than one in
- * NUMACORE_MISPLACED_RATIO) halve the period.  Every task
+ * when every fault left its page local: the pass placed all it found),
+ * and the scan waits for the grown period (never in the middle of a
+ * pass); so memory that converged in one pass is next sampled
+ * scan_period_max_ms later, and one more sample follows only for pages
+ * the pass left remote for the task to place.  Misplaced faults (more
+ * than one in NUMACORE_MISPLACED_RATIO) halve the period.  Every task
  * adapts its own period at its own expiry, also when another task's scan
  * made its faults.
  */
@@ -262,8 +263,11 @@ static unsigned long numacore_scan_mm(struct mm_struct *mm)
 
 /*
  * Do the task and the memory it works on agree?  The task runs on its
- * target node (or has none), and that node holds all but one in
- * NUMACORE_MISPLACED_RATIO of the faults that place it.
+ * target node (or has none).  A private task's own window of faults
+ * shows its memory there (the caller found nearly all of them placed;
+ * its decaying fault vector would lag by a few passes after a
+ * migration); a shared task's target node also holds all but one in
+ * NUMACORE_MISPLACED_RATIO of its process's faults.
  */
 static bool numacore_placement_converged(struct task_struct *p,
 					 struct numacore_task *nt)
@@ -276,6 +280,8 @@ static bool numacore_placement_converged(struct task_struct *p,
 	/* A task that cannot move lets its memory follow: no more to wait for. */
 	if (target != task_node(p))
 		return numacore_place_gave_up(nt);
+	if (!numacore_uses_group(nt))
+		return true;
 	for (node = 0; node < nr_node_ids; node++)
 		all += numacore_class_faults(nt, node);
 	return numacore_class_faults(nt, target) * NUMACORE_MISPLACED_RATIO >=
@@ -283,25 +289,42 @@ static bool numacore_placement_converged(struct task_struct *p,
 }
 
 /*
+ * Defer the scan while @p has not run its grown period; the window's
+ * faults are then spent.
+ */
+static bool numacore_scan_wait(struct task_struct *p,
+			       struct numacore_task *nt, s64 ran)
+{
+	if (ran >= (s64)nt->scan_period_ms * NSEC_PER_MSEC)
+		return false;
+	numacore_window_reset(nt, task_node(p));
+	return true;
+}
+
+/*
  * Adapt the scan period to the faults since the task last scanned:
  * - more than one in NUMACORE_MISPLACED_RATIO left its page remote: halve
  *   it, and scan;
- * - a migration failed: multiply it by NUMACORE_FAIL_BACKOFF and wait for
- *   it, once per scan (the target node has no room: scanning faster would
- *   only repeat the faults);
- * - every fault found its page local already (none was remote, whether it
- *   moved or stayed: the pass had nothing to do): go to
+ * - a migration failed: multiply it by NUMACORE_FAIL_BACKOFF, wait for it,
+ *   then scan (the target node has no room: scanning faster would only
+ *   repeat the faults);
+ * - every fault left its page local (it was, or it migrated): the pass
+ *   placed all the memory it sampled, and a page it marked but the task
+ *   did not touch yet stays marked until it does: go to
  *   scan_period_max_ms;
  * - (nearly) all left their page local: multiply it by NUMACORE_BACKOFF.
  * The scan waits while the grown period is not over: the memory it would
- * sample is where the task runs.  A task that moved since its last scan,
- * or took no fault since, has no such evidence and scans (fault_done
- * starts a new window on a new node); a fault on a shared page the
- * two-sample filter kept in place is evidence too (of a pass that found
- * nothing for the task to place).  At scan_period_max_ms, while a
- * pass over the mm is unfinished (an mm larger than scan_size_mb), and
- * while the task is away from its target node (unless it gave up moving)
- * or its memory is spread over nodes, the scan is never deferred.
+ * sample is where the task runs.  Shared pages the two-sample filter kept
+ * in place are not the task's to place: the period keeps growing at each
+ * expiry without a scan.  Pages left remote for the task to place (a few
+ * refused migrations, or failed ones) need another fault: the wait spends
+ * the window's faults, so that the task scans once the grown period is
+ * over.  A task that moved since its last scan, or took no fault since,
+ * has no such evidence and scans (fault_done starts a new window on a new
+ * node).  At scan_period_max_ms, while a pass over the mm is unfinished
+ * (an mm larger than scan_size_mb), and while the task is away from its
+ * target node (unless it gave up moving) or its process's memory is
+ * spread over nodes, the scan is never deferred.
  *
  * Return: true if the scan is deferred.
  */
@@ -314,14 +337,12 @@ static bool numacore_scan_backoff(struct task_struct *p,
 
 	if (task_node(p) != nt->window_node ||
 	    !(nt->window_placed + nt->window_misplaced + nt->window_failed +
-	      nt->window_remote))
+	      nt->window_kept))
 		return false;
 	if (nt->window_failed) {
-		/* Once per scan: the grown period is waited for, then it scans. */
-		nt->window_failed = 0;
 		nt->scan_period_ms = min_t(unsigned int,
 					   period * NUMACORE_FAIL_BACKOFF, max);
-		return ran < (s64)nt->scan_period_ms * NSEC_PER_MSEC;
+		return numacore_scan_wait(p, nt, ran);
 	}
 	if (numacore_window_misplaced(nt)) {
 		nt->scan_period_ms = max_t(unsigned int, period / 2, min);
@@ -333,12 +354,14 @@ static bool numacore_scan_backoff(struct task_struct *p,
 	/* Placement needs fresh faults until task and memory agree. */
 	if (!numacore_placement_converged(p, nt))
 		return false;
-	/* Every fault found its page local: the memory is where the task runs. */
-	if (!nt->window_remote)
+	/* Every fault left its page local: the memory is where the task runs. */
+	if (!nt->window_misplaced && !nt->window_kept)
 		nt->scan_period_ms = max;
 	else
 		nt->scan_period_ms = min_t(unsigned int,
 					   period * NUMACORE_BACKOFF, max);
+	if (nt->window_misplaced)
+		return numacore_scan_wait(p, nt, ran);
 	return ran < (s64)nt->scan_period_ms * NSEC_PER_MSEC;
 }
 
