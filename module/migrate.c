@@ -16,7 +16,13 @@
  *           was allocated) has no first sample; with first_fault (the
  *           default) it moves on its first fault as stock 6.1 lets it,
  *           without it waits for a second sample.  The page also stays
- *           where it is when the task is to move to it instead.
+ *           where it is when the task is to move to it instead.  A
+ *           shared page (its previous fault was another task's) moves
+ *           only to a node where the process runs more threads than on
+ *           the page's node: a process split evenly over two nodes
+ *           would otherwise pass its common memory back and forth, each
+ *           half pulling what the other pulled (pages stay where they
+ *           are, and both halves see the same locality).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -26,6 +32,16 @@
 #include "numacore.h"
 #include "numacore_trace.h"
 
+/*
+ * Does the process of current, faulting on a shared page of @page_nid
+ * from @this_nid, run more threads on @this_nid than on @page_nid?
+ */
+static bool numacore_process_leans_to(int this_nid, int page_nid)
+{
+	return numacore_siblings_on(current, this_nid) + 1 >
+	       numacore_siblings_on(current, page_nid);
+}
+
 static int numacore_fault_type(int last_cpu, bool same_task)
 {
 	if (last_cpu < 0)
@@ -33,9 +49,21 @@ static int numacore_fault_type(int last_cpu, bool same_task)
 	return same_task ? NUMACORE_PRIVATE : NUMACORE_SHARED;
 }
 
+/* The filter keeps the page in place, for @why. */
+static int numacore_filter_keeps(struct numacore_task *nt, int why,
+				 int *reason)
+{
+	numacore_stat_add(NUMACORE_STAT_MIGRATE_FILTERED, 1);
+	if (nt)
+		nt->fault_filtered = true;
+	*reason = why;
+	return NUMA_NO_NODE;
+}
+
 /* Where the page of a fault on another node than @this_nid goes, and why. */
 static int numacore_remote_target(struct numacore_task *nt, int page_nid,
-				  int this_nid, int last_cpu, int *reason)
+				  int this_nid, int last_cpu, int type,
+				  int *reason)
 {
 	if (numacore_is_moron()) {
 		*reason = NUMACORE_FAULT_MORON;
@@ -50,14 +78,12 @@ static int numacore_remote_target(struct numacore_task *nt, int page_nid,
 		*reason = NUMACORE_FAULT_FIRST;
 		return this_nid;
 	}
-	if (last_cpu < 0 || cpu_to_node(last_cpu) != this_nid) {
-		/* Access miss: the previous sample came from elsewhere. */
-		numacore_stat_add(NUMACORE_STAT_MIGRATE_FILTERED, 1);
-		if (nt)
-			nt->fault_filtered = true;
-		*reason = NUMACORE_FAULT_FILTERED;
-		return NUMA_NO_NODE;
-	}
+	/* Access miss: the previous sample came from elsewhere. */
+	if (last_cpu < 0 || cpu_to_node(last_cpu) != this_nid)
+		return numacore_filter_keeps(nt, NUMACORE_FAULT_FILTERED, reason);
+	if (type == NUMACORE_SHARED &&
+	    !numacore_process_leans_to(this_nid, page_nid))
+		return numacore_filter_keeps(nt, NUMACORE_FAULT_SPLIT, reason);
 	*reason = NUMACORE_FAULT_TWO_SAMPLES;
 	return this_nid;
 }
@@ -95,7 +121,7 @@ int numacore_fault_target(struct page *page, struct vm_area_struct *vma,
 	target = NUMA_NO_NODE;
 	if (page_nid != this_nid)
 		target = numacore_remote_target(nt, page_nid, this_nid,
-						last_cpu, &reason);
+						last_cpu, type, &reason);
 	trace_numacore_fault(page_nid, this_nid, target, type, reason);
 	return target;
 }

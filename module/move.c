@@ -288,14 +288,20 @@ static bool numacore_node_held_by_siblings(struct task_struct *p, int node)
 	return held;
 }
 
-/*
- * Threads of @t's process, other than @t, running on @node.  Sleeping
- * threads (a process's idle main thread) do not count: only where the
- * working threads run decides whether it is split.  A running thread
- * counts even before it knows its memory: a sibling on the memory's node
- * may take every hinting fault on their shared buffer first.
+/**
+ * numacore_siblings_on() - running threads of @t's process on @node
+ * @t: a task
+ * @node: a node
+ *
+ * Sleeping threads (a process's idle main thread) do not count: only
+ * where the working threads run decides whether it is split.  A running
+ * thread counts even before it knows its memory: a sibling on the
+ * memory's node may take every hinting fault on their shared buffer
+ * first.  Any context.
+ *
+ * Return: the threads of @t's process other than @t running on @node.
  */
-static unsigned int numacore_siblings_on(struct task_struct *t, int node)
+unsigned int numacore_siblings_on(struct task_struct *t, int node)
 {
 	unsigned int nr = 0;
 	struct task_struct *s;

@@ -183,6 +183,7 @@ enum numacore_fault_reason {
 	NUMACORE_FAULT_FIRST,		/* first sample, first_fault: moves */
 	NUMACORE_FAULT_FILTERED,	/* stays: previous sample elsewhere */
 	NUMACORE_FAULT_TWO_SAMPLES,	/* moves: two samples from one node */
+	NUMACORE_FAULT_SPLIT,		/* stays: its process runs as much there */
 };
 
 /* Placement outcomes besides -errno (tracepoint numacore_place). */
@@ -256,6 +257,7 @@ static inline bool numacore_place_gave_up(const struct numacore_task *nt)
 	       time_before(jiffies, READ_ONCE(nt->place_next));
 }
 
+unsigned int numacore_siblings_on(struct task_struct *t, int node);
 bool numacore_task_follows_memory(struct task_struct *p,
 				  struct numacore_task *nt, int node);
 void numacore_place_check_held(struct task_struct *p, struct numacore_task *nt,

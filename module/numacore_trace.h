@@ -50,6 +50,7 @@ TRACE_DEFINE_ENUM(NUMACORE_FAULT_DEFERRED);
 TRACE_DEFINE_ENUM(NUMACORE_FAULT_FIRST);
 TRACE_DEFINE_ENUM(NUMACORE_FAULT_FILTERED);
 TRACE_DEFINE_ENUM(NUMACORE_FAULT_TWO_SAMPLES);
+TRACE_DEFINE_ENUM(NUMACORE_FAULT_SPLIT);
 
 TRACE_EVENT(numacore_fault,
 	TP_PROTO(int page_nid, int cpu_nid, int target_nid, int type,
@@ -81,7 +82,8 @@ TRACE_EVENT(numacore_fault,
 				   { NUMACORE_FAULT_DEFERRED, "task_follows" },
 				   { NUMACORE_FAULT_FIRST, "first_fault" },
 				   { NUMACORE_FAULT_FILTERED, "filtered" },
-				   { NUMACORE_FAULT_TWO_SAMPLES, "two_samples" }))
+				   { NUMACORE_FAULT_TWO_SAMPLES, "two_samples" },
+				   { NUMACORE_FAULT_SPLIT, "split" }))
 );
 
 TRACE_EVENT(numacore_place,

@@ -302,6 +302,20 @@ static bool numacore_scan_wait(struct task_struct *p,
 }
 
 /*
+ * Did the window leave pages remote that the task's memory still has to
+ * follow?  Misplaced ones; and shared pages the filter kept while the
+ * task runs away from its target node (it gave up moving there, so its
+ * memory is to come to it: a page kept while its process was still
+ * split moves once the process is whole).
+ */
+static bool numacore_window_left_to_place(struct task_struct *p,
+					  const struct numacore_task *nt)
+{
+	return nt->window_misplaced ||
+	       (nt->window_kept && numacore_target_node(nt) != task_node(p));
+}
+
+/*
  * Adapt the scan period to the faults since the task last scanned:
  * - more than one in NUMACORE_MISPLACED_RATIO left its page remote: halve
  *   it, and scan;
@@ -315,13 +329,14 @@ static bool numacore_scan_wait(struct task_struct *p,
  * - (nearly) all left their page local: multiply it by NUMACORE_BACKOFF.
  * The scan waits while the grown period is not over: the memory it would
  * sample is where the task runs.  Shared pages the two-sample filter kept
- * in place are not the task's to place: the period keeps growing at each
- * expiry without a scan.  Pages left remote for the task to place (a few
- * refused migrations, or failed ones) need another fault: the wait spends
- * the window's faults, so that the task scans once the grown period is
- * over.  A task that moved since its last scan, or took no fault since,
- * has no such evidence and scans (fault_done starts a new window on a new
- * node).  At scan_period_max_ms, while a pass over the mm is unfinished
+ * in place are not the task's to place while it runs on its target node:
+ * the period keeps growing at each expiry without a scan.  Pages left
+ * remote for the task to place (numacore_window_left_to_place(), and
+ * failed migrations) need another fault: the wait spends the window's
+ * faults, so that the task scans once the grown period is over.  A task
+ * that moved since its last scan, or took no fault since, has no such
+ * evidence and scans (fault_done starts a new window on a new node).  At
+ * scan_period_max_ms, while a pass over the mm is unfinished
  * (an mm larger than scan_size_mb), and while the task is away from its
  * target node (unless it gave up moving) or its process's memory is
  * spread over nodes, the scan is never deferred.
@@ -360,7 +375,7 @@ static bool numacore_scan_backoff(struct task_struct *p,
 	else
 		nt->scan_period_ms = min_t(unsigned int,
 					   period * NUMACORE_BACKOFF, max);
-	if (nt->window_misplaced)
+	if (numacore_window_left_to_place(p, nt))
 		return numacore_scan_wait(p, nt, ran);
 	return ran < (s64)nt->scan_period_ms * NSEC_PER_MSEC;
 }

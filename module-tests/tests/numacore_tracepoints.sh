@@ -39,7 +39,7 @@ awk -v nodes="$nodes" '
 		    kv("period_ms") + 0 < 10 || kv("period_ms") + 0 > 2000) bad("scan") }
 	/ numacore_fault: / { n["fault"]++
 		if (kv("page_nid") + 0 >= nodes || kv("cpu_nid") + 0 >= nodes ||
-		    kv("reason") !~ /^(local|moron|task_follows|first_fault|filtered|two_samples)$/ ||
+		    kv("reason") !~ /^(local|moron|task_follows|first_fault|filtered|two_samples|split)$/ ||
 		    kv("type") !~ /^(shared|private|unknown)$/) bad("fault") }
 	/ numacore_place: / { n["place"]++
 		if (kv("outcome") !~ /^(moved|swapped|regrouped|affinity|no_capacity|no_improvement|no_improvement_anchored)$/ ||
