@@ -10,6 +10,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/minmax.h>
 #include <linux/sched.h>
 #include <linux/topology.h>
 
@@ -38,7 +39,8 @@ static void numacore_count_fault(int page_nid, int nr_pages, int flags)
  * target node has no room for, so it counts apart and slows the scanner.
  */
 static void numacore_window_count(struct numacore_task *nt, int node,
-				  int nr_pages, int flags, bool filtered)
+				  int nr_pages, int flags, int type,
+				  bool filtered)
 {
 	if (node != nt->window_node)
 		numacore_window_reset(nt, node);
@@ -50,6 +52,14 @@ static void numacore_window_count(struct numacore_task *nt, int node,
 		nt->window_kept += nr_pages;
 	else
 		nt->window_misplaced += nr_pages;
+	/*
+	 * A private page that migrated was left remote at the task's
+	 * previous fault on it, from this node: if that one counted as
+	 * misplaced in this window, the page is placed now.
+	 */
+	if ((flags & NUMA_POLICY_FAULT_MIGRATED) && type == NUMACORE_PRIVATE)
+		nt->window_misplaced -= min_t(unsigned long, nr_pages,
+					      nt->window_misplaced);
 }
 
 /*
@@ -107,7 +117,7 @@ void numacore_fault_done(int last_cpu, int page_nid, int nr_pages, int flags)
 
 	type = numacore_take_fault_type(p, nt, last_cpu, &node, &filtered);
 	*numacore_faults(nt, page_nid, type) += nr_pages;
-	numacore_window_count(nt, node, nr_pages, flags, filtered);
+	numacore_window_count(nt, node, nr_pages, flags, type, filtered);
 
 	numacore_preferred_update(p, nt);
 	if (page_nid != task_node(p)) {

@@ -32,16 +32,6 @@
 #include "numacore.h"
 #include "numacore_trace.h"
 
-/*
- * Does the process of current, faulting on a shared page of @page_nid
- * from @this_nid, run more threads on @this_nid than on @page_nid?
- */
-static bool numacore_process_leans_to(int this_nid, int page_nid)
-{
-	return numacore_siblings_on(current, this_nid) + 1 >
-	       numacore_siblings_on(current, page_nid);
-}
-
 static int numacore_fault_type(int last_cpu, bool same_task)
 {
 	if (last_cpu < 0)
@@ -82,7 +72,7 @@ static int numacore_remote_target(struct numacore_task *nt, int page_nid,
 	if (last_cpu < 0 || cpu_to_node(last_cpu) != this_nid)
 		return numacore_filter_keeps(nt, NUMACORE_FAULT_FILTERED, reason);
 	if (type == NUMACORE_SHARED &&
-	    !numacore_process_leans_to(this_nid, page_nid))
+	    !numacore_process_leans_to(current, this_nid, page_nid))
 		return numacore_filter_keeps(nt, NUMACORE_FAULT_SPLIT, reason);
 	*reason = NUMACORE_FAULT_TWO_SAMPLES;
 	return this_nid;

@@ -288,20 +288,14 @@ static bool numacore_node_held_by_siblings(struct task_struct *p, int node)
 	return held;
 }
 
-/**
- * numacore_siblings_on() - running threads of @t's process on @node
- * @t: a task
- * @node: a node
- *
- * Sleeping threads (a process's idle main thread) do not count: only
- * where the working threads run decides whether it is split.  A running
- * thread counts even before it knows its memory: a sibling on the
- * memory's node may take every hinting fault on their shared buffer
- * first.  Any context.
- *
- * Return: the threads of @t's process other than @t running on @node.
+/*
+ * Threads of @t's process, other than @t, running on @node.  Sleeping
+ * threads (a process's idle main thread) do not count: only where the
+ * working threads run decides whether it is split.  A running thread
+ * counts even before it knows its memory: a sibling on the memory's node
+ * may take every hinting fault on their shared buffer first.
  */
-unsigned int numacore_siblings_on(struct task_struct *t, int node)
+static unsigned int numacore_siblings_on(struct task_struct *t, int node)
 {
 	unsigned int nr = 0;
 	struct task_struct *s;
@@ -316,6 +310,23 @@ unsigned int numacore_siblings_on(struct task_struct *t, int node)
 		put_task_struct(s);
 	}
 	return nr;
+}
+
+/**
+ * numacore_process_leans_to() - does @p's process run more on @node?
+ * @p: a task running on @node
+ * @node: its node
+ * @other: another node
+ *
+ * Any context.
+ *
+ * Return: true if @p's process runs more threads (@p included) on @node
+ * than on @other.
+ */
+bool numacore_process_leans_to(struct task_struct *p, int node, int other)
+{
+	return numacore_siblings_on(p, node) + 1 >
+	       numacore_siblings_on(p, other);
 }
 
 /* Does @t, moving from @from to @to, join more running siblings than it leaves? */

@@ -257,7 +257,7 @@ static inline bool numacore_place_gave_up(const struct numacore_task *nt)
 	       time_before(jiffies, READ_ONCE(nt->place_next));
 }
 
-unsigned int numacore_siblings_on(struct task_struct *t, int node);
+bool numacore_process_leans_to(struct task_struct *p, int node, int other);
 bool numacore_task_follows_memory(struct task_struct *p,
 				  struct numacore_task *nt, int node);
 void numacore_place_check_held(struct task_struct *p, struct numacore_task *nt,

@@ -305,14 +305,20 @@ static bool numacore_scan_wait(struct task_struct *p,
  * Did the window leave pages remote that the task's memory still has to
  * follow?  Misplaced ones; and shared pages the filter kept while the
  * task runs away from its target node (it gave up moving there, so its
- * memory is to come to it: a page kept while its process was still
- * split moves once the process is whole).
+ * memory is to come to it), when its process now runs more threads on
+ * the task's node than there: a page kept while the process was split
+ * moves once it is whole, not while it stays split.
  */
 static bool numacore_window_left_to_place(struct task_struct *p,
 					  const struct numacore_task *nt)
 {
-	return nt->window_misplaced ||
-	       (nt->window_kept && numacore_target_node(nt) != task_node(p));
+	int node = task_node(p), target = numacore_target_node(nt);
+
+	if (nt->window_misplaced)
+		return true;
+	if (!nt->window_kept || target == node || target == NUMA_NO_NODE)
+		return false;
+	return numacore_process_leans_to(p, node, target);
 }
 
 /*
