@@ -8,7 +8,8 @@
 # 2, not 1: the workload's samplers wake every 0.5 s, and the load
 # balancer sometimes moves a writer off its node (stock arm: 0 to 2
 # changes in that window); the policy then swaps it back once.  Tasks
-# flipping between nodes show many more.
+# flipping between nodes show many more.  The threads' nodes are sampled by one process a second, so that the
+# sampling does not itself give the balancer short tasks to spread.
 . "${0%/*}/lib/nc.sh"
 . "${0%/*}/lib/numacore.sh"
 . "${0%/*}/lib/placement.sh"
@@ -19,6 +20,7 @@ MAX_CHANGES=2
 nc_need_nodes 2
 nc_need_prog numa_bench
 nodes=$(nc_nodes_online)
+cpu_nodes=$(nc_cpu_nodes)
 
 # run ARM: the workload for SETTLE + WINDOW s; prints "sys_pct max_changes".
 run() {
@@ -31,9 +33,7 @@ run() {
 	: > /tmp/nc.nodes.$1
 	t=0
 	while [ $t -lt $WINDOW ]; do
-		nc_tids numa_bench | while read -r tid cpu; do
-			echo "$tid $(nc_cpu_node "$cpu")"
-		done >> /tmp/nc.nodes.$1
+		nc_tid_nodes numa_bench "$cpu_nodes" >> /tmp/nc.nodes.$1
 		sleep 1
 		t=$((t + 1))
 	done

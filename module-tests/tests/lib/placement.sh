@@ -37,12 +37,21 @@ nc_cpu_node() {
 	echo 0
 }
 
-# nc_tids COMM: "tid cpu" of every thread of the processes named COMM.
-nc_tids() {
-	for _s in /proc/[0-9]*/task/[0-9]*/stat; do
-		[ -r "$_s" ] || continue
-		awk -v c="($1)" '$2 == c { print $1, $39 }' "$_s" 2>/dev/null
-	done
+# nc_cpu_nodes: "cpu:node ..." for every online CPU, for nc_tid_nodes.
+nc_cpu_nodes() {
+	for _c in /sys/devices/system/cpu/cpu[0-9]*; do
+		[ -d "$_c" ] && echo "${_c##*cpu}:$(nc_cpu_node "${_c##*cpu}")"
+	done | tr '\n' ' '
+}
+
+# nc_tid_nodes COMM MAP: "tid node" of every thread of the processes named
+# COMM, MAP from nc_cpu_nodes.  One process reads every stat file, so that
+# sampling each second adds no burst of short tasks for the load balancer
+# to spread (a fork per thread did, and moved the workload's threads).
+nc_tid_nodes() {
+	awk -v c="($1)" -v map="$2" '
+		BEGIN { n = split(map, m, " "); for (i = 1; i <= n; i++) { split(m[i], f, ":"); node[f[1]] = f[2] } }
+		$2 == c { print $1, node[$39] }' /proc/[0-9]*/task/[0-9]*/stat 2>/dev/null
 }
 
 # nc_sys_ticks: "system total" jiffies from the cpu line of /proc/stat.
