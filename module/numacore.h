@@ -257,6 +257,17 @@ static inline bool numacore_place_gave_up(const struct numacore_task *nt)
 	       time_before(jiffies, READ_ONCE(nt->place_next));
 }
 
+/*
+ * Has @nt's task failed to move to its target node past its patience more
+ * than once in a row (its back-off is reset only by a move)?  Then its
+ * target node has no room for it that fresh faults could show: its
+ * scanning backs off, and its placement retries at its (growing) turns.
+ */
+static inline bool numacore_place_blocked(const struct numacore_task *nt)
+{
+	return READ_ONCE(nt->place_backoff_ms) > NUMACORE_PLACE_PATIENCE_MS;
+}
+
 bool numacore_process_leans_to(struct task_struct *p, int node, int other);
 bool numacore_task_follows_memory(struct task_struct *p,
 				  struct numacore_task *nt, int node);

@@ -262,30 +262,43 @@ static unsigned long numacore_scan_mm(struct mm_struct *mm)
 }
 
 /*
- * Do the task and the memory it works on agree?  The task runs on its
- * target node (or has none).  A private task's own window of faults
- * shows its memory there (the caller found nearly all of them placed;
- * its decaying fault vector would lag by a few passes after a
- * migration); a shared task's target node also holds all but one in
- * NUMACORE_MISPLACED_RATIO of its process's faults.
+ * Do the task and the memory it works on agree, or can they come no
+ * closer?  The task runs on its target node (or has none), or gave up
+ * moving there, or failed to more than once (numacore_place_blocked()).
+ * A private task's own window of faults shows its memory there (the
+ * caller found nearly all of them placed; its decaying fault vector
+ * would lag by a few passes after a migration).  A shared task's process
+ * has all but one in NUMACORE_MISPLACED_RATIO of its faults on the
+ * target node, or can gather no more there: its other node with most
+ * faults runs as many of its threads, so the filter keeps the pages
+ * there in place (a process with more threads than a node has CPUs
+ * stays split).
  */
 static bool numacore_placement_converged(struct task_struct *p,
 					 struct numacore_task *nt)
 {
-	int node, target = numacore_target_node(nt);
-	unsigned long all = 0;
+	int node, target = numacore_target_node(nt), other = NUMA_NO_NODE;
+	unsigned long f, all = 0, other_faults = 0;
 
 	if (target == NUMA_NO_NODE)
 		return true;
 	/* A task that cannot move lets its memory follow: no more to wait for. */
 	if (target != task_node(p))
-		return numacore_place_gave_up(nt);
+		return numacore_place_gave_up(nt) || numacore_place_blocked(nt);
 	if (!numacore_uses_group(nt))
 		return true;
-	for (node = 0; node < nr_node_ids; node++)
-		all += numacore_class_faults(nt, node);
-	return numacore_class_faults(nt, target) * NUMACORE_MISPLACED_RATIO >=
-	       all * (NUMACORE_MISPLACED_RATIO - 1);
+	for (node = 0; node < nr_node_ids; node++) {
+		f = numacore_class_faults(nt, node);
+		all += f;
+		if (node != target && f > other_faults) {
+			other_faults = f;
+			other = node;
+		}
+	}
+	if (numacore_class_faults(nt, target) * NUMACORE_MISPLACED_RATIO >=
+	    all * (NUMACORE_MISPLACED_RATIO - 1))
+		return true;
+	return !numacore_process_leans_to(p, target, other);
 }
 
 /*
@@ -343,9 +356,9 @@ static bool numacore_window_left_to_place(struct task_struct *p,
  * that moved since its last scan, or took no fault since, has no such
  * evidence and scans (fault_done starts a new window on a new node).  At
  * scan_period_max_ms, while a pass over the mm is unfinished
- * (an mm larger than scan_size_mb), and while the task is away from its
- * target node (unless it gave up moving) or its process's memory is
- * spread over nodes, the scan is never deferred.
+ * (an mm larger than scan_size_mb), and while task and memory may still
+ * come together (numacore_placement_converged()), the scan is never
+ * deferred.
  *
  * Return: true if the scan is deferred.
  */
