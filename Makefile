@@ -126,11 +126,14 @@ debug-initramfs:
 # --- placement benchmark (module-tests/bench/) ------------------------------
 # `make bench`: every workload x arm on 2- and 4-node guests + cost of the
 # hooks when unused; `make bench QUICK=1`: 2 nodes, 2 workloads (< 10 min);
-# REPEAT=N runs every arm N times (results: median and range).
+# REPEAT=N runs every arm N times (results: median and range); BENCH_CONFIGS,
+# BENCH_COST and BENCH_KEEP=1 (a full run in parts): see docs/bench.md.
 # Results in build/bench/ (results.csv, results.md, locality.png).
 .PHONY: bench bench-publish bench-clean
 bench: initramfs
-	@QUICK=$(QUICK) NODES="$(NODES)" REPEAT=$(REPEAT) module-tests/bench/bench.sh
+	@QUICK=$(QUICK) NODES="$(NODES)" REPEAT=$(REPEAT) BENCH_KEEP=$(BENCH_KEEP) \
+		BENCH_CONFIGS="$(BENCH_CONFIGS)" BENCH_COST=$(BENCH_COST) \
+		module-tests/bench/bench.sh
 
 # Copy build/bench/results.md into README.md (summary) and docs/bench.md.
 bench-publish:

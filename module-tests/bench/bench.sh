@@ -38,6 +38,12 @@
 #   BENCH_DRY=1        print the configs and their (repeated) plans, run nothing
 #   BENCH_MODULE_REV=  what results.md says was measured (default: git
 #                      describe --always --dirty of this tree at the start)
+#   BENCH_KEEP=1       add to the last run instead of starting afresh: keep
+#                      build/bench/raw's other configs (and the cost rows
+#                      unless BENCH_COST=1), re-run only BENCH_CONFIGS, and
+#                      report them all; refused when the last run measured
+#                      another numacore.ko.  A full REPEAT=3 run (~4 h) can
+#                      so be made of one config per sitting.
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -213,7 +219,7 @@ boot_plan() {
 # interrupted run still leaves the finished boots' numbers.
 report() {
 	python3 "$SRC/report.py" --out "$OUT" --arms "$BENCH_ARMS" --quick "${QUICK:-0}" --repeat "$REPEAT" \
-		--configs "$CONFIGS" --stamp "$STAMP" \
+		--configs "$ALL_CONFIGS" --stamp "$STAMP" \
 		--wall $(( $(date +%s) - start_all )) "$OUT"/raw/*.tap || log "report failed"
 	if command -v gnuplot >/dev/null 2>&1 && [ -s "$OUT/locality.dat" ]; then
 		(cd "$OUT" && gnuplot "$SRC/locality.gp") || log "gnuplot failed"
@@ -265,8 +271,14 @@ if [ "${BENCH_DRY:-0}" = 1 ]; then
 	exit 0
 fi
 
+# module_sum: the numacore.ko checksum named in a stamp on stdin.
+module_sum() { grep -o 'numacore.ko sha256 [0-9a-f]*' || true; }
+
 mkdir -p "$OUT/bin" "$OUT/raw"
-rm -f "$OUT"/raw/*.tap "$OUT"/results.* "$OUT"/locality.*
+KEEP=
+[ "${BENCH_KEEP:-0}" = 1 ] && [ -s "$OUT/raw/stamp" ] && KEEP=1
+[ -n "$KEEP" ] || rm -f "$OUT"/raw/*.tap "$OUT"/raw/stamp "$OUT"/raw/configs
+rm -f "$OUT"/results.* "$OUT"/locality.*
 build_tools
 
 # Snapshot kernel + initramfs: colleagues may rebuild them while we run.
@@ -274,6 +286,19 @@ cp "$TOP/build/bzImage" "$OUT/bzImage"
 cp "$TOP/build/initramfs.cpio" "$OUT/base-initramfs.cpio"
 BASE_INITRD=$OUT/base-initramfs.cpio
 STAMP=$(module_stamp)
+if [ -n "$KEEP" ]; then
+	[ "$(module_sum <<< "$STAMP")" = "$(module_sum < "$OUT/raw/stamp")" ] ||
+		die "BENCH_KEEP=1: build/bench/raw holds runs of another module ($(module_sum < "$OUT/raw/stamp")); run without BENCH_KEEP"
+	for c in $CONFIGS; do rm -f "$OUT/raw/${c%%:*}.tap"; done
+	[ "$BENCH_COST" = 1 ] && rm -f "$OUT"/raw/cost-*.tap
+	STAMP="$(cat "$OUT/raw/stamp") Added with BENCH_KEEP=1: $CONFIGS$(
+		[ "$BENCH_COST" = 1 ] && echo ' and the cost rows'), started $(date -u -d @"$start_all" '+%Y-%m-%d %H:%M UTC')."
+fi
+echo "$STAMP" > "$OUT/raw/stamp"
+for c in $CONFIGS; do
+	grep -qxF "$c" "$OUT/raw/configs" 2>/dev/null || echo "$c" >> "$OUT/raw/configs"
+done
+ALL_CONFIGS=$(xargs < "$OUT/raw/configs")
 log "$STAMP"
 
 for c in $CONFIGS; do
