@@ -8,8 +8,9 @@
 # 2, not 1: the workload's samplers wake every 0.5 s, and the load
 # balancer sometimes moves a writer off its node (stock arm: 0 to 2
 # changes in that window); the policy then swaps it back once.  Tasks
-# flipping between nodes show many more.  The threads' nodes are sampled by one process a second, so that the
-# sampling does not itself give the balancer short tasks to spread.
+# flipping between nodes show many more.  The threads' nodes are sampled
+# by one process a second, so that the sampling does not itself give the
+# balancer short tasks to spread.
 . "${0%/*}/lib/nc.sh"
 . "${0%/*}/lib/numacore.sh"
 . "${0%/*}/lib/placement.sh"
