@@ -31,12 +31,13 @@ static void numacore_count_fault(int page_nid, int nr_pages, int flags)
 
 /*
  * The scanner's back-off evidence: faults since the task's last scan
- * attempt, on the node it runs on (faults taken elsewhere say nothing
- * about where its memory should be now).  A shared page the two-sample
- * filter kept in place is neither placed nor misplaced: it is not the
- * task's to place, and counts apart.  A
- * failed migration is neither too: scanning faster cannot move a page the
- * target node has no room for, so it counts apart and slows the scanner.
+ * attempt (a step that resumes a pass over the mm is part of it), on
+ * the node it runs on (faults taken elsewhere say nothing about where
+ * its memory should be now).  A shared page the two-sample filter kept
+ * in place is neither placed nor misplaced: it is not the task's to
+ * place, and counts apart.  A failed migration is neither too: scanning
+ * faster cannot move a page the target node has no room for, so it
+ * counts apart and slows the scanner.
  */
 static void numacore_window_count(struct numacore_task *nt, int node,
 				  int nr_pages, int flags, int type,

@@ -457,7 +457,13 @@ bool numacore_scan(struct task_struct *p, struct numacore_task *nt)
 	/* Another task scans: the evidence grows until this one's turn. */
 	if (!allowed)
 		return false;
-	numacore_window_reset(nt, task_node(p));
+	/*
+	 * The window spans the task's pass over the mm: a step that resumes
+	 * a pass keeps it, since the step may cover none of the task's
+	 * memory and an empty window would only call for another scan.
+	 */
+	if (!READ_ONCE(p->mm->numa_scan_offset))
+		numacore_window_reset(nt, task_node(p));
 	/* Only tasks that work on the marked memory space the mm's scans. */
 	numacore_scan_claim(p->mm, next, numacore_works_on_mm(nt, p->mm) ?
 			    numacore_scan_period(nt, p->mm) :
