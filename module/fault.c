@@ -45,6 +45,7 @@ static void numacore_window_count(struct numacore_task *nt, int node,
 {
 	if (node != nt->window_node)
 		numacore_window_reset(nt, node);
+	nt->window_nr++;
 	if (flags & NUMA_POLICY_FAULT_MIGRATE_FAIL)
 		nt->window_failed += nr_pages;
 	else if (flags & (NUMA_POLICY_FAULT_LOCAL | NUMA_POLICY_FAULT_MIGRATED))

@@ -102,6 +102,8 @@ void numacore_stats_exit(void);
  * @window_kept: hinting faults since the task last scanned on a remote
  *	page the two-sample filter kept in place (a shared page: neither
  *	placed nor misplaced)
+ * @window_nr: hinting faults since the task last scanned, counted once
+ *	each whatever their size
  * @place_next: jiffies before which no placement is tried (back-off)
  * @place_backoff_ms: current placement back-off
  * @placed_node: node the policy last moved the task to, or NUMA_NO_NODE
@@ -129,6 +131,7 @@ struct numacore_task {
 	unsigned long window_misplaced;
 	unsigned long window_failed;
 	unsigned long window_kept;
+	unsigned int window_nr;
 	unsigned long place_next;
 	unsigned int place_backoff_ms;
 	int placed_node;
@@ -150,6 +153,7 @@ static inline void numacore_window_reset(struct numacore_task *nt, int node)
 	nt->window_misplaced = 0;
 	nt->window_failed = 0;
 	nt->window_kept = 0;
+	nt->window_nr = 0;
 }
 
 /*

@@ -18,7 +18,8 @@
  * its last scan: a fault counts as placed when its page is local after
  * the fault (it was, or it migrated here).  While nearly all are placed
  * the period grows x4 at each expiry, up to scan_period_max_ms (at once
- * when every fault left its page local: the pass placed all it found),
+ * when every fault of a window of NUMACORE_WINDOW_MIN_FAULTS or more left
+ * its page local: the pass placed all it found),
  * and the scan waits for the grown period (never in the middle of a
  * pass); so memory that converged in one pass is next sampled
  * scan_period_max_ms later, and one more sample follows only for pages
@@ -42,6 +43,12 @@
 #define NUMACORE_MISPLACED_RATIO	10
 /* Converged memory needs no rescanning: back off fast. */
 #define NUMACORE_BACKOFF		4
+/*
+ * A window of fewer hinting faults than this does not show that a pass
+ * placed all it sampled: the task's siblings may have taken the rest of
+ * the pass's faults, among them pages still remote.
+ */
+#define NUMACORE_WINDOW_MIN_FAULTS	8
 /* Failed migrations: the target node is full, scan more slowly. */
 #define NUMACORE_FAIL_BACKOFF		2
 /* A task runs this many times its scanning time before it scans again. */
@@ -341,10 +348,10 @@ static bool numacore_window_left_to_place(struct task_struct *p,
  * - a migration failed: multiply it by NUMACORE_FAIL_BACKOFF, wait for it,
  *   then scan (the target node has no room: scanning faster would only
  *   repeat the faults);
- * - every fault left its page local (it was, or it migrated): the pass
- *   placed all the memory it sampled, and a page it marked but the task
- *   did not touch yet stays marked until it does: go to
- *   scan_period_max_ms;
+ * - every fault, and at least NUMACORE_WINDOW_MIN_FAULTS, left its page
+ *   local (it was, or it migrated): the pass placed all the memory it
+ *   sampled, and a page it marked but the task did not touch yet stays
+ *   marked until it does: go to scan_period_max_ms;
  * - (nearly) all left their page local: multiply it by NUMACORE_BACKOFF.
  * The scan waits while the grown period is not over: the memory it would
  * sample is where the task runs.  Shared pages the two-sample filter kept
@@ -389,7 +396,8 @@ static bool numacore_scan_backoff(struct task_struct *p,
 	if (!numacore_placement_converged(p, nt))
 		return false;
 	/* Every fault left its page local: the memory is where the task runs. */
-	if (!nt->window_misplaced && !nt->window_kept)
+	if (!nt->window_misplaced && !nt->window_kept &&
+	    nt->window_nr >= NUMACORE_WINDOW_MIN_FAULTS)
 		nt->scan_period_ms = max;
 	else
 		nt->scan_period_ms = min_t(unsigned int,
