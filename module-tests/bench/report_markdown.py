@@ -41,7 +41,7 @@ MAIN_LEGEND = (
     "t90: first sample at or above 90 % after the write phase started; "
     "settled: from the first sample after which locality stays within BAND points of its final value "
     "to the end of the run (see the details table for when); "
-    "task node changes: threads seen on another node than in their previous running sample; "
+    "task node changes: threads seen on another node than in their previous running sample (settled: both samples in the window); "
     "guest sys %: system+irq+softirq share of /proc/stat over the run; "
     "pages migrated: pgmigrate_success delta (also counts numad's migrate_pages(2)); "
     "PTEs marked/s: numa_pte_updates rate while settled (n/a when settled for < 5 s); "

@@ -41,36 +41,40 @@ def workload_lines(r):
     return t0, own, results, cost
 
 
-def writer_share(p, cpu_node, ms, last_node, last_ticks, change_ms):
+def writer_share(p, cpu_node, ms, last, change_ms):
     """CPU ticks per node of process p's writer threads since the previous
-    sample.  Updates the threads' last node and ticks, and appends ms to
-    change_ms for each writer seen on another node than before."""
+    sample.  Updates each thread's (node, ticks, ms) in last, and appends
+    to change_ms, for each writer seen on another node than before, the
+    interval (ms of its previous sample, ms) the change happened in."""
     share = collections.Counter()
     for tid, cpu, ticks in p["thr"]:
         node = cpu_node.get(cpu, -1)
-        dt = ticks - last_ticks.get(tid, ticks)
+        prev_node, prev_ticks, prev_ms = last.get(tid, (None, ticks, ms))
+        dt = ticks - prev_ticks
         if tid == p["pid"]:
             # main thread: first touch (numa01) / sampling, not a writer
-            last_ticks[tid] = ticks
+            last[tid] = (prev_node, ticks, ms)
             continue
-        if tid in last_ticks and dt > 0:
+        if tid not in last:
+            last[tid] = (node, ticks, ms)
+        elif dt > 0:
             share[node] += dt
-            if tid in last_node and last_node[tid] != node:
-                change_ms.append(ms)
-            last_node[tid] = node
-        elif tid not in last_node:
-            last_node[tid] = node
-        last_ticks[tid] = ticks
+            if prev_node != node:
+                change_ms.append((prev_ms, ms))
+            last[tid] = (node, ticks, ms)
+        else:
+            # did not run: still last seen on prev_node at prev_ms
+            last[tid] = (prev_node, ticks, prev_ms)
     return share
 
 
 def sampler_series(r, t0):
     """Locality from the sampler's view (numa_maps pages per node, weighted by
     where the writer threads spent CPU time since the previous sample).
-    Returns (series, node change times in ms); a series point is
-    (t_s, locality %, local pages, present pages, [(pid, %)])."""
+    Returns (series, node change intervals (from, to) in ms); a series
+    point is (t_s, locality %, local pages, present pages, [(pid, %)])."""
     series = []
-    last_node, last_ticks = {}, {}
+    last = {}
     change_ms = []
     for ms in sorted(r.procs):
         tot_local = tot_pages = 0.0
@@ -78,7 +82,7 @@ def sampler_series(r, t0):
         for p in r.procs[ms]:
             pages = p["pages"]
             total = sum(pages)
-            share = writer_share(p, r.cpu_node, ms, last_node, last_ticks, change_ms)
+            share = writer_share(p, r.cpu_node, ms, last, change_ms)
             if total < 4096:          # parent / exited process
                 continue
             if not share:
@@ -162,7 +166,9 @@ def settled_metrics(m, r, t0, change_ms):
     ta, tb = t0 + settled * 1000, t0 + after[-1][0] * 1000
     m["settled_s"] = settled
     m["settled_window_s"] = after[-1][0] - settled
-    m["node_changes_settled"] = sum(1 for ms in change_ms if ta < ms <= tb)
+    # A change seen at a sample happened since the thread's previous one:
+    # after convergence only if that whole interval is.
+    m["node_changes_settled"] = sum(1 for a, b in change_ms if ta <= a and b <= tb)
     m["pte_rate_settled"], _ = rate_between(r.glob, "numa_pte_updates", ta, tb)
 
 

@@ -18,9 +18,12 @@ REPORT = os.path.join(HERE, "report.py")
 
 
 def run_lines(wl, arm, run_no=None, conv_s=3.0, final=99.0, secs=20, nodes=2, cpn=2,
-              pte_rate_after=100, migrated=1000, sys_ticks=5, hop_at=None, rc=0, bps=1000000):
+              pte_rate_after=100, migrated=1000, sys_ticks=5, hop_at=None, rc=0, bps=1000000,
+              move_at=None, p_lag_ms=0):
     """Records of one run; run_no: bench_guest's "A run=N" (None: older TAPs).
-    hop_at: from then on one writer thread alternates between nodes."""
+    hop_at: from then on one writer thread alternates between nodes;
+    move_at: from then on that thread runs on the other node; p_lag_ms:
+    how long after the workload's own sample the host-side one is taken."""
     pre = "# @ %s %s " % (wl, arm)
     out = []
     if run_no is not None:
@@ -61,9 +64,11 @@ def run_lines(wl, arm, run_no=None, conv_s=3.0, final=99.0, secs=20, nodes=2, cp
         cpu_b = 3
         if hop_at is not None and t >= hop_at and int((t - hop_at) * 2) % 2 == 0:
             cpu_b = 0
+        if move_at is not None and t >= move_at:
+            cpu_b = 0
         local = int(total * loc / 100)
         out.append(pre + "P %d pid=100 ppid=1 pages=%d,%d thr=100:0:1,101:%d:%d,102:%d:%d" % (
-            ms, total - local, local, cpu_a, ticks[101], cpu_b, ticks[102]))
+            ms + p_lag_ms, total - local, local, cpu_a, ticks[101], cpu_b, ticks[102]))
     out.append(pre + "W %d result proc=0 final_pct=%.1f bytes_per_s=%d" % (t0 + secs * 1000, final, bps))
     out.append(pre + "X %d rc=%d" % (t0 + secs * 1000 + 10, rc))
     return out
@@ -221,6 +226,20 @@ class AfterConvergence(unittest.TestCase):
         self.assertGreater(hops, 5)
         self.assertEqual(md_cell(md, "n2", "numa02", "stock", "PTEs marked/s (settled)"), "2000")
         self.assertEqual([r["node_changes_settled"] for r in rows if r["arm"] != "hard-bind"], [str(hops), "0"])
+
+    def test_move_seen_at_settling_sample_is_not_after_it(self):
+        """Both arms settle at 2.0 s by their own samples; the host-side
+        samples follow 0.1 s later.  numacore: a thread move first seen at
+        2.1 s happened in (1.6, 2.1], during convergence; stock: one first
+        seen at 2.6 s happened in (2.1, 2.6], after it."""
+        lines = (run_lines("numa02", "numacore", 1, conv_s=2.0, move_at=2.0, p_lag_ms=100) +
+                 run_lines("numa02", "stock", 2, conv_s=2.0, move_at=2.5, p_lag_ms=100))
+        md, _ = run_report({"n2": lines})
+        self.assertEqual(md_cell(md, "n2", "numa02", "numacore", "settled at s", table=1), "2.0")
+        self.assertEqual(md_cell(md, "n2", "numa02", "numacore", "task node changes (settled)"), "0")
+        self.assertEqual(md_cell(md, "n2", "numa02", "stock", "task node changes (settled)"), "1")
+        for arm in ("numacore", "stock"):
+            self.assertEqual(md_cell(md, "n2", "numa02", arm, "task node changes (whole run)", table=1), "1")
 
     def test_settled_below_full_locality(self):
         """An arm stuck at 50 % is settled once it stays there."""
