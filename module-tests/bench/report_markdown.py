@@ -37,7 +37,7 @@ MAIN_LEGEND = (
     "n: repeats that ran (a cell counts only the runs that completed). "
     "final %: share of the workload's resident pages on the node its threads run on at the end "
     "(numa01/mfc: /proc/<pid>/numa_maps weighted by where the threads spent CPU time in the "
-    "last 0.5 s sample; per-slice shapes THREAD_ALLOC/numa02*: the workload's own per-slice figure); "
+    "last 0.5 s sample before a writer thread exits; per-slice shapes THREAD_ALLOC/numa02*: the workload's own per-slice figure); "
     "t90: first sample at or above 90 % after the write phase started; "
     "settled: from the first sample after which locality stays within BAND points of its final value "
     "to the end of the run (see the details table for when); "

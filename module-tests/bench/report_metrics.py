@@ -76,6 +76,8 @@ def sampler_series(r, t0):
     series = []
     last = {}
     change_ms = []
+    writers = {}        # pid -> most writer threads seen at once
+    ending = False
     for ms in sorted(r.procs):
         tot_local = tot_pages = 0.0
         per = []
@@ -83,6 +85,7 @@ def sampler_series(r, t0):
             pages = p["pages"]
             total = sum(pages)
             share = writer_share(p, r.cpu_node, ms, last, change_ms)
+            ending = ending or writers_exiting(p, writers)
             if total < 4096:          # parent / exited process
                 continue
             if not share:
@@ -94,9 +97,23 @@ def sampler_series(r, t0):
             tot_local += local
             tot_pages += total
             per.append((p["pid"], 100.0 * local / total))
-        if tot_pages:
+        present = {p["pid"] for p in r.procs[ms]}
+        ending = ending or any(n and pid not in present for pid, n in writers.items())
+        if tot_pages and not ending:
             series.append(((ms - t0) / 1000.0, 100.0 * tot_local / tot_pages, tot_local, tot_pages, per))
     return series, change_ms
+
+
+def writers_exiting(p, writers):
+    """True once process p has fewer writer threads than it had: the write
+    phase is ending.  The threads still running then are not the process's
+    placement (on 4 nodes x 2 CPUs one numa01 process's last two writers
+    can both be the remote pair of a 50 % split), so the series ends at the
+    last sample before the first writer exits."""
+    n = sum(1 for tid, _, _ in p["thr"] if tid != p["pid"])
+    seen = writers.get(p["pid"], 0)
+    writers[p["pid"]] = max(seen, n)
+    return n < seen
 
 
 def own_series(own, t0):

@@ -19,11 +19,12 @@ REPORT = os.path.join(HERE, "report.py")
 
 def run_lines(wl, arm, run_no=None, conv_s=3.0, final=99.0, secs=20, nodes=2, cpn=2,
               pte_rate_after=100, migrated=1000, sys_ticks=5, hop_at=None, rc=0, bps=1000000,
-              move_at=None, p_lag_ms=0):
+              move_at=None, p_lag_ms=0, exit_at=None):
     """Records of one run; run_no: bench_guest's "A run=N" (None: older TAPs).
     hop_at: from then on one writer thread alternates between nodes;
     move_at: from then on that thread runs on the other node; p_lag_ms:
-    how long after the workload's own sample the host-side one is taken."""
+    how long after the workload's own sample the host-side one is taken;
+    exit_at: from then on the other writer thread is gone (exited)."""
     pre = "# @ %s %s " % (wl, arm)
     out = []
     if run_no is not None:
@@ -67,8 +68,11 @@ def run_lines(wl, arm, run_no=None, conv_s=3.0, final=99.0, secs=20, nodes=2, cp
         if move_at is not None and t >= move_at:
             cpu_b = 0
         local = int(total * loc / 100)
-        out.append(pre + "P %d pid=100 ppid=1 pages=%d,%d thr=100:0:1,101:%d:%d,102:%d:%d" % (
-            ms + p_lag_ms, total - local, local, cpu_a, ticks[101], cpu_b, ticks[102]))
+        thr = ["100:0:1", "101:%d:%d" % (cpu_a, ticks[101]), "102:%d:%d" % (cpu_b, ticks[102])]
+        if exit_at is not None and t >= exit_at:
+            del thr[1]
+        out.append(pre + "P %d pid=100 ppid=1 pages=%d,%d thr=%s" % (
+            ms + p_lag_ms, total - local, local, ",".join(thr)))
     out.append(pre + "W %d result proc=0 final_pct=%.1f bytes_per_s=%d" % (t0 + secs * 1000, final, bps))
     out.append(pre + "X %d rc=%d" % (t0 + secs * 1000 + 10, rc))
     return out
@@ -240,6 +244,15 @@ class AfterConvergence(unittest.TestCase):
         self.assertEqual(md_cell(md, "n2", "numa02", "stock", "task node changes (settled)"), "1")
         for arm in ("numacore", "stock"):
             self.assertEqual(md_cell(md, "n2", "numa02", arm, "task node changes (whole run)", table=1), "1")
+
+    def test_final_before_writers_exit(self):
+        """A process split over two nodes (99 % of its pages with one writer,
+        1 % with the other) is 50 % local; once the local writer exits, the
+        one left is no measure of the process's placement: final is the
+        last sample before a writer exits."""
+        md, _ = run_report({"n2": run_lines("numa01", "stock", 1, conv_s=2.0, final=99.0,
+                                            move_at=0.0, exit_at=19.5)})
+        self.assertEqual(md_cell(md, "n2", "numa01", "stock", "final %"), "50.0")
 
     def test_settled_below_full_locality(self):
         """An arm stuck at 50 % is settled once it stays there."""
