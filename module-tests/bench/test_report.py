@@ -91,18 +91,18 @@ def cost_lines(wl, arm, run_no=None, fault=90000, pp=16000):
 
 def run_report(taps, arms="off stock numad moron numacore", extra=()):
     """Writes taps ({config: [lines]}) and runs report.py; returns (md, csv rows)."""
-    d = tempfile.mkdtemp(prefix="bench-report-test.")
-    paths = []
-    for cfg, lines in taps.items():
-        p = os.path.join(d, cfg + ".tap")
-        with open(p, "w") as f:
-            f.write("\n".join(["ok 1 bench_guest"] + lines) + "\n")
-        paths.append(p)
-    subprocess.run([sys.executable, REPORT, "--out", d, "--arms", arms, *extra, *paths], check=True)
-    with open(os.path.join(d, "results.md")) as f:
-        md = f.read()
-    with open(os.path.join(d, "results.csv")) as f:
-        rows = list(csv.DictReader(f))
+    with tempfile.TemporaryDirectory(prefix="bench-report-test.") as d:
+        paths = []
+        for cfg, lines in taps.items():
+            p = os.path.join(d, cfg + ".tap")
+            with open(p, "w") as f:
+                f.write("\n".join(["ok 1 bench_guest"] + lines) + "\n")
+            paths.append(p)
+        subprocess.run([sys.executable, REPORT, "--out", d, "--arms", arms, *extra, *paths], check=True)
+        with open(os.path.join(d, "results.md")) as f:
+            md = f.read()
+        with open(os.path.join(d, "results.csv")) as f:
+            rows = list(csv.DictReader(f))
     return md, rows
 
 
