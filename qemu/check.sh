@@ -3,10 +3,12 @@
 #
 #  1. checkpatch: each patch listed in hooks-patch/series (--strict) and each
 #     module/*.c, module/*.h (--no-tree -f); one TAP test per file.
-#  2. qemu/dkms-check.sh: the DKMS build from dkms.conf + module/, and its
+#  2. the benchmark report's unit tests (module-tests/bench/test_report.py,
+#     synthetic input, no guest): one TAP test.
+#  3. qemu/dkms-check.sh: the DKMS build from dkms.conf + module/, and its
 #     refusal of Debian's stock headers; the initramfs is remade with the
 #     DKMS-built module (/modules/numacore-dkms.ko).
-#  3. every boot in module-tests/boots.conf, sequentially, via qemu/boot.sh;
+#  4. every boot in module-tests/boots.conf, sequentially, via qemu/boot.sh;
 #     the guests' TAP results are renumbered into one stream as
 #     <boot>/<test>, plus one <boot>/console_clean test per boot that fails
 #     on a kernel splat (a console line with a printk timestamp matching one
@@ -18,7 +20,7 @@
 #     linux-image package's vmlinuz (build/deb/image/) instead of bzImage;
 #     one with "nc-kernel=debug" boots the debug kernel and initramfs
 #     (build/debug/, `make initramfs DEBUG=1`).
-#  4. last line: "N passed, N failed, N skipped"; exit 1 if anything failed.
+#  5. last line: "N passed, N failed, N skipped"; exit 1 if anything failed.
 #
 # Environment: BOOTS (boots file), BOOT_TIMEOUT (seconds per boot, default
 # 120 + per test 330, or its "# nc-timeout:" + 30 if longer), CHECK_ONLY
@@ -97,6 +99,16 @@ else
 			result "not ok" "checkpatch_$(basename "$f")"
 		fi
 	done
+fi
+
+# ----------------------------------------------------------- bench report ---
+# The figures `make bench` publishes come from report.py: its unit tests
+# feed it synthetic samples and check the cells.
+if out=$(python3 "$TOP/module-tests/bench/test_report.py" 2>&1); then
+	result ok bench_report
+else
+	echo "$out" | diag
+	result "not ok" bench_report
 fi
 
 # ------------------------------------------------------------------ dkms ---
