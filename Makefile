@@ -1,7 +1,8 @@
 # numacore: build / boot / test pipeline.
 #
 #   make run     build everything, boot the default 2-node guest, run the demo
-#   make check   checkpatch + every boot in module-tests/boots.conf, TAP output
+#   make check   checkpatch + benchmark-report unit tests + DKMS checks +
+#                every boot in module-tests/boots.conf, TAP output
 #
 # See README.md for the other targets and variables.
 
