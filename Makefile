@@ -1,8 +1,9 @@
 # numacore: build / boot / test pipeline.
 #
 #   make run     build everything, boot the default 2-node guest, run the demo
-#   make check   checkpatch + benchmark-report unit tests + DKMS checks +
-#                every boot in module-tests/boots.conf, TAP output
+#   make check   checkpatch + a build of every prefix of the patch series +
+#                benchmark-report unit tests + DKMS checks + every boot in
+#                module-tests/boots.conf, TAP output
 #
 # See README.md for the other targets and variables.
 

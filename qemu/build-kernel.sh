@@ -13,7 +13,8 @@
 #   bzImage              the result
 #
 # Environment: TOP (repo root), KSRC_TARBALL, JOBS; NC_BUILD (build directory,
-# default build/), NC_DEBUG=1 (add qemu/debug.config to the fragment).
+# default build/), NC_DEBUG=1 (add qemu/debug.config to the fragment),
+# NC_SERIES_LEN=K (apply only the first K patches of the series).
 set -euo pipefail
 
 TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -57,6 +58,11 @@ mkdir -p "$APPLIED"
 # ------------------------------------------------------------ patch sync ---
 # Wanted series: the entries of hooks-patch/series (missing file: none).
 mapfile -t wanted < <(read_series "$SERIES")
+if [ -n "${NC_SERIES_LEN:-}" ]; then
+	[[ $NC_SERIES_LEN =~ ^[0-9]+$ ]] && [ "$NC_SERIES_LEN" -le "${#wanted[@]}" ] ||
+		die "NC_SERIES_LEN=$NC_SERIES_LEN: not a number from 0 to ${#wanted[@]}"
+	wanted=(${wanted[@]+"${wanted[@]:0:NC_SERIES_LEN}"})
+fi
 for p in ${wanted[@]+"${wanted[@]}"}; do
 	[ -f "$PATCHDIR/$p" ] || die "series lists '$p' but $PATCHDIR/$p does not exist"
 done

@@ -3,12 +3,15 @@
 #
 #  1. checkpatch: each patch listed in hooks-patch/series (--strict) and each
 #     module/*.c, module/*.h (--no-tree -f); one TAP test per file.
-#  2. the benchmark report's unit tests (module-tests/bench/test_report.py,
+#  2. every shorter prefix of the series builds (qemu/build-kernel.sh with
+#     NC_SERIES_LEN, in build/series/): one TAP test per prefix, named after
+#     its last patch; a series and guest.config that passed are not rebuilt.
+#  3. the benchmark report's unit tests (module-tests/bench/test_report.py,
 #     synthetic input, no guest): one TAP test.
-#  3. qemu/dkms-check.sh: the DKMS build from dkms.conf + module/, and its
+#  4. qemu/dkms-check.sh: the DKMS build from dkms.conf + module/, and its
 #     refusal of Debian's stock headers; the initramfs is remade with the
 #     DKMS-built module (/modules/numacore-dkms.ko).
-#  4. every boot in module-tests/boots.conf, sequentially, via qemu/boot.sh;
+#  5. every boot in module-tests/boots.conf, sequentially, via qemu/boot.sh;
 #     the guests' TAP results are renumbered into one stream as
 #     <boot>/<test>, plus one <boot>/console_clean test per boot that fails
 #     on a kernel splat (a console line with a printk timestamp matching one
@@ -20,7 +23,7 @@
 #     linux-image package's vmlinuz (build/deb/image/) instead of bzImage;
 #     one with "nc-kernel=debug" boots the debug kernel and initramfs
 #     (build/debug/, `make initramfs DEBUG=1`).
-#  5. last line: "N passed, N failed, N skipped"; exit 1 if anything failed.
+#  6. last line: "N passed, N failed, N skipped"; exit 1 if anything failed.
 #
 # Environment: BOOTS (boots file), BOOT_TIMEOUT (seconds per boot, default
 # 120 + per test 330, or its "# nc-timeout:" + 30 if longer), CHECK_ONLY
@@ -100,6 +103,35 @@ else
 		fi
 	done
 fi
+
+# ------------------------------------------------------- series prefixes ---
+# A bisection can stop at any patch, so every prefix of the series must
+# build.  The whole series is the kernel the boots below run; each shorter
+# prefix is built here in a tree of its own, longest first, so that a
+# second run only rebuilds what the last few patches touch.
+SERIES_BUILD=$BUILD/series
+series_sum=$( { cat "$TOP/qemu/guest.config"
+	for p in ${patches[@]+"${patches[@]}"}; do cat "$TOP/hooks-patch/$p"; done
+} | sha256sum | cut -d' ' -f1)
+verified=$(cat "$SERIES_BUILD/verified" 2>/dev/null || true)
+series_ok=1
+mkdir -p "$SERIES_BUILD"
+for ((k = ${#patches[@]} - 1; k >= 1; k--)); do
+	name="series_prefix_builds_${patches[k - 1]}"
+	if [ "$verified" = "$series_sum" ]; then
+		echo "# prefix $k: built with this series and guest.config before"
+		result ok "$name"
+	elif NC_BUILD=$SERIES_BUILD NC_SERIES_LEN=$k TOP=$TOP \
+		NC_DEBUG=0 "$TOP/qemu/build-kernel.sh" > "$LOGS/series-$k.log" 2>&1; then
+		result ok "$name"
+	else
+		grep -E 'error|ERROR' "$LOGS/series-$k.log" | head -20 | diag
+		echo "# full log: ${LOGS#"$TOP"/}/series-$k.log"
+		result "not ok" "$name"
+		series_ok=0
+	fi
+done
+[ "$series_ok" = 1 ] && echo "$series_sum" > "$SERIES_BUILD/verified"
 
 # ----------------------------------------------------------- bench report ---
 # The figures `make bench` publishes come from report.py: its unit tests
